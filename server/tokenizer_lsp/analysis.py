@@ -1,0 +1,73 @@
+"""File-level entry points shared by the CLI and the server: load, pick companions, rows."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from .index import DocumentIndex, name_kind
+from .model import Vocabulary
+
+VOCAB_NAMES = ("vocab.json", "encoder.json")
+
+
+def companion_vocab_path(merges_path: str) -> str | None:
+    """A vocab.json or encoder.json beside a merges file."""
+    folder = os.path.dirname(os.path.abspath(merges_path))
+    for name in VOCAB_NAMES:
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def load_vocab_file(path: str) -> Vocabulary | None:
+    with open(path, "rb") as f:
+        idx = DocumentIndex(f.read(), path)
+    return idx.vocab if idx.format == "vocab.json" else None
+
+
+def index_file(path: str, vocab_override: Vocabulary | None = None) -> DocumentIndex:
+    with open(path, "rb") as f:
+        data = f.read()
+
+    def companion() -> Vocabulary | None:
+        if vocab_override is not None:
+            return vocab_override
+        other = companion_vocab_path(path)
+        return load_vocab_file(other) if other else None
+
+    return DocumentIndex(data, path, companion=companion)
+
+
+def decoded_rows(idx: DocumentIndex) -> Iterator[dict]:
+    """One row per vocabulary entry, as `decode --format jsonl` prints it."""
+    v = idx.vocab
+    if v is None:
+        return
+    if idx.format == "merges.txt":
+        for rank, merge in enumerate(v.merges or []):
+            a, sep, b = merge.partition(" ")
+            d = v.decode(v.merge_result(a, b) if sep else merge)
+            yield _row(rank, merge, d)
+        return
+    for token, tid in v.tokens.items():
+        yield _row(tid, token, v.decode(token, in_vocab=True))
+    for token, tid in v.added.items():
+        if token not in v.tokens:
+            yield _row(tid, token, v.decode(token, in_vocab=False))
+
+
+def _row(tid, token, d) -> dict:
+    return {
+        "id": tid,
+        "token": token,
+        "bytes": d.data.hex(),
+        "text": d.text,
+        "utf8": d.utf8.value,
+        "kind": d.kind.value,
+    }
+
+
+def is_known_name(path: str) -> bool:
+    return name_kind(path) is not None

@@ -1,0 +1,61 @@
+"""Whole-vocabulary classification in a few C-level passes (150k-260k tokens)."""
+
+from __future__ import annotations
+
+import codecs
+from bisect import bisect_right
+from itertools import accumulate
+
+from .bytemap import BYTE_TO_CHAR
+
+_ENCODING_MAP = codecs.charmap_build("".join(BYTE_TO_CHAR))
+# An ASCII separator between tokens resets UTF-8 decoding, so every token is judged
+# alone; 'A' is in the byte alphabet, so the joined text still encodes one char per byte.
+_SEP = "A"
+_collected: list[int] = []
+
+
+def _collect_decode(err: UnicodeError):
+    _collected.append(err.start)
+    return "", err.end
+
+
+def _collect_encode(err: UnicodeError):
+    _collected.append(err.start)
+    return _SEP * (err.end - err.start), err.end
+
+
+codecs.register_error("tokenizer_lsp_collect_decode", _collect_decode)
+codecs.register_error("tokenizer_lsp_collect_encode", _collect_encode)
+
+
+def byte_level_faults(tokens: list[str]) -> tuple[list[int], list[int]]:
+    """Indices of tokens with characters outside the byte map, and of tokens whose bytes
+    are not valid UTF-8 (among the others)."""
+    joined = _SEP.join(tokens)
+    starts = list(accumulate((len(t) + 1 for t in tokens), initial=0))
+    _collected.clear()
+    data, _ = codecs.charmap_encode(joined, "tokenizer_lsp_collect_encode", _ENCODING_MAP)
+    outside = _owners(starts, _collected)
+    _collected.clear()
+    data.decode("utf-8", "tokenizer_lsp_collect_decode")
+    skip = set(outside)
+    bad_utf8 = [i for i in _owners(starts, _collected) if i not in skip]
+    _collected.clear()
+    return outside, bad_utf8
+
+
+def _owners(starts: list[int], positions: list[int]) -> list[int]:
+    out: list[int] = []
+    last = -1
+    for p in positions:
+        i = bisect_right(starts, p) - 1
+        if i != last:
+            out.append(i)
+            last = i
+    return out
+
+
+def byte_fallback_fragments(vocab: dict[str, int]) -> list[str]:
+    """SentencePiece byte tokens <0x80>..<0xFF> in the vocab (never UTF-8 alone)."""
+    return [t for b in range(0x80, 0x100) for t in dict.fromkeys((f"<0x{b:02X}>", f"<0x{b:02x}>")) if t in vocab]

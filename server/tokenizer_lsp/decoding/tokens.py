@@ -1,0 +1,73 @@
+"""Decoding a stored token under the scheme its file declares."""
+
+from __future__ import annotations
+
+import base64
+import enum
+import re
+from dataclasses import dataclass
+
+from .bytemap import byte_level_decode
+from .utf8 import Utf8Kind, classify
+
+SP_SPACE = "\u2581"  # ▁
+_BYTE_FALLBACK = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+
+
+class Scheme(str, enum.Enum):
+    BYTE_LEVEL = "byte-level"  # GPT-2 byte map
+    SENTENCEPIECE = "sentencepiece"  # ▁ for space, <0xNN> byte fallback
+    WORDPIECE = "wordpiece"  # ## continuation prefix, otherwise literal
+    LITERAL = "literal"  # stored text is the text
+    RAW_BYTES = "raw-bytes"  # tiktoken: the stored form is base64 of the bytes
+
+
+class Kind(str, enum.Enum):
+    BYTE_LEVEL = "byte-level"
+    BYTE_FALLBACK = "byte-fallback"
+    LITERAL = "literal"
+    SPECIAL = "special"
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    data: bytes
+    kind: Kind
+    utf8: Utf8Kind
+
+    @property
+    def text(self) -> str | None:
+        return self.data.decode("utf-8") if self.utf8 is Utf8Kind.VALID else None
+
+
+def sp_byte(token: str) -> int | None:
+    """The byte of a SentencePiece byte-fallback token such as <0xE2>."""
+    if len(token) == 6 and token.startswith("<0x"):
+        m = _BYTE_FALLBACK.fullmatch(token)
+        if m:
+            return int(m.group(1), 16)
+    return None
+
+
+def decode_token(token: str, scheme: Scheme, special: bool = False) -> Decoded:
+    """Bytes, kind and UTF-8 shape of a token stored in a file using `scheme`."""
+    if scheme is Scheme.BYTE_LEVEL:
+        data = byte_level_decode(token)
+        if data is None:  # HF's ByteLevel decoder falls back to the token's own UTF-8
+            data = token.encode("utf-8", "surrogatepass")
+            kind = Kind.SPECIAL if special else Kind.LITERAL
+        else:
+            kind = Kind.SPECIAL if special else Kind.BYTE_LEVEL
+        return Decoded(data, kind, classify(data))
+    if scheme is Scheme.SENTENCEPIECE:
+        b = sp_byte(token)
+        if b is not None:
+            data = bytes([b])
+            return Decoded(data, Kind.BYTE_FALLBACK, classify(data))
+        data = token.replace(SP_SPACE, " ").encode("utf-8", "surrogatepass")
+        return Decoded(data, Kind.SPECIAL if special else Kind.LITERAL, classify(data))
+    if scheme is Scheme.RAW_BYTES:
+        data = base64.b64decode(token, validate=True)
+        return Decoded(data, Kind.BYTE_LEVEL, classify(data))
+    data = token.encode("utf-8", "surrogatepass")
+    return Decoded(data, Kind.SPECIAL if special else Kind.LITERAL, classify(data))

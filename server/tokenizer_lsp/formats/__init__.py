@@ -1,0 +1,1 @@
+"""One module per file format; each parses bytes into a Vocabulary plus source layout."""

@@ -1,0 +1,333 @@
+"""tokenizer.json and vocab.json: values from orjson, positions from json_layout."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+import orjson
+
+from .. import checks
+from ..checks import PendingFinding, Ref
+from ..decoding.tokens import Scheme
+from ..model import Finding, Vocabulary
+from .json_layout import STRING, LiteralTable, Locator, key_count_estimate, object_key_spans, value_start
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRef:
+    """A token literal in the source and what it is."""
+
+    start: int
+    end: int
+    role: str  # "vocab" | "merge" | "added" | "tiktoken" | "merges-line"
+    token: str
+    rank: int | None = None  # merge rank
+    part: int | None = None  # 0 or 1 within a merge, None for a whole-merge literal
+
+
+def _types(node) -> list[str]:
+    """Component types in a normalizer/pre_tokenizer/decoder, Sequences flattened."""
+    if isinstance(node, list):
+        return [t for n in node for t in _types(n)]
+    if not isinstance(node, dict):
+        return []
+    out = [node.get("type")] if isinstance(node.get("type"), str) else []
+    for key in ("decoders", "pretokenizers", "normalizers", "processors"):
+        out.extend(_types(node.get(key)))
+    return out
+
+
+def _replaces_sp_space(node) -> bool:
+    if isinstance(node, list):
+        return any(_replaces_sp_space(n) for n in node)
+    if not isinstance(node, dict):
+        return False
+    if node.get("type") == "Replace":
+        pat = node.get("pattern")
+        pat = pat.get("String") if isinstance(pat, dict) else pat
+        if pat == "\u2581":
+            return True
+    return any(_replaces_sp_space(node.get(k)) for k in ("decoders", "pretokenizers", "normalizers"))
+
+
+def scheme_of(obj: dict) -> Scheme:
+    """Which decoding rule applies, from the file's own decoder, pre_tokenizer, normalizer."""
+    model = obj.get("model") if isinstance(obj.get("model"), dict) else {}
+    types = set()
+    for key in ("decoder", "pre_tokenizer", "normalizer"):
+        types.update(_types(obj.get(key)))
+    if "ByteLevel" in types:
+        return Scheme.BYTE_LEVEL
+    if (
+        model.get("byte_fallback") is True
+        or "ByteFallback" in types
+        or "Metaspace" in types
+        or _replaces_sp_space(obj.get("decoder"))
+        or _replaces_sp_space(obj.get("normalizer"))
+    ):
+        return Scheme.SENTENCEPIECE
+    if model.get("type") == "WordPiece" or "WordPiece" in types:
+        return Scheme.WORDPIECE
+    return Scheme.LITERAL
+
+
+def is_tokenizer_json(obj) -> bool:
+    if not isinstance(obj, dict):
+        return False
+    model = obj.get("model")
+    return isinstance(model, dict) and isinstance(model.get("vocab"), (dict, list))
+
+
+def is_vocab_json(obj) -> bool:
+    return (
+        isinstance(obj, dict)
+        and len(obj) > 0
+        and set(map(type, obj.values())) == {int}
+    )
+
+
+_CONTENT_RE = re.compile(rb'(?<!\\)"content"\s*:\s*(' + STRING + rb")")
+
+
+class JsonDocument:
+    """A parsed tokenizer.json or vocab.json with lazy source positions."""
+
+    def __init__(self, data: bytes, obj: dict, fmt: str) -> None:
+        self.data = data
+        self.format = fmt
+        self.added_list: list[dict] = []
+        if fmt == "vocab.json":
+            self.vocab = Vocabulary(scheme=Scheme.BYTE_LEVEL, tokens=obj)
+            self.vocab_start = data.find(b"{")
+            self.merges_start = None
+            self.added_start = None
+            self.unigram = False
+        else:
+            self._from_tokenizer_json(obj)
+        self._tables: dict | None = None
+
+    def _from_tokenizer_json(self, obj: dict) -> None:
+        data = self.data
+        model = obj["model"]
+        mtype = model.get("type") or ("Unigram" if isinstance(model["vocab"], list) else "BPE")
+        raw_vocab = model["vocab"]
+        self.unigram = isinstance(raw_vocab, list)
+        if self.unigram:
+            self.unigram_list = raw_vocab
+            tokens = {}
+            for i, entry in enumerate(raw_vocab):
+                if isinstance(entry, list) and entry and isinstance(entry[0], str):
+                    tokens.setdefault(entry[0], i)
+        else:
+            ints_only = set(map(type, raw_vocab.values())) <= {int}
+            tokens = raw_vocab if ints_only else {k: v for k, v in raw_vocab.items() if type(v) is int}
+        added = obj.get("added_tokens") if isinstance(obj.get("added_tokens"), list) else []
+        self.added_list = [a for a in added if isinstance(a, dict)]
+        added_ids = {}
+        special = set()
+        for a in self.added_list:
+            c, i = a.get("content"), a.get("id")
+            if isinstance(c, str) and isinstance(i, int):
+                added_ids.setdefault(c, i)
+                if a.get("special"):
+                    special.add(c)
+        merges = model.get("merges") if isinstance(model.get("merges"), list) else None
+        self.vocab = Vocabulary(
+            scheme=scheme_of(obj),
+            tokens=tokens,
+            model_type=mtype,
+            merges=merges,
+            merges_as_pairs=bool(merges) and isinstance(merges[0], list),
+            added=added_ids,
+            special=special,
+            subword_prefix=model.get("continuing_subword_prefix") or "",
+            ignore_merges=bool(model.get("ignore_merges")),
+        )
+        model_start = value_start(data, "model") or 0
+        self.vocab_start = value_start(data, "vocab", model_start)
+        self.merges_start = value_start(data, "merges", model_start) if merges is not None else None
+        self.added_start = value_start(data, "added_tokens", 0, model_start or None) if self.added_list else None
+
+    # ---- findings -------------------------------------------------------------------
+
+    def pending_findings(self, fragments: bool = True) -> list[PendingFinding]:
+        v = self.vocab
+        out = checks.vocab_findings(v, fragments)
+        out += checks.id_findings(v, self._duplicate_keys())
+        out += checks.merge_findings(v)
+        out += checks.added_findings(v, self.added_list)
+        return out
+
+    def findings(self) -> list[Finding]:
+        pending = self.pending_findings()
+        spans = self.resolve([p.ref for p in pending])
+        found = [Finding(p.code, s, e, p.message) for p, (s, e) in zip(pending, spans)]
+        found.sort(key=lambda f: f.start)
+        return found
+
+    def _duplicate_keys(self) -> list[tuple[int, int, str]]:
+        if self.vocab_start is None or self.source_key_count <= len(self.vocab.tokens):
+            return []
+        seen: set[str] = set()
+        dups = []
+        for s, e in self._exact_key_spans or []:
+            tok = orjson.loads(self.data[s:e])
+            if tok in seen:
+                dups.append((s, e, tok))
+            seen.add(tok)
+        return dups
+
+    _exact_key_spans: list[tuple[int, int]] | None = None
+
+    @cached_property
+    def source_key_count(self) -> int:
+        """Entries of the vocab as written, duplicates included."""
+        if self.vocab_start is None:
+            return 0
+        if self.unigram:
+            return len(self.unigram_list)
+        end = len(self.data)
+        if (self.merges_start or 0) > self.vocab_start:
+            end = self.data.rfind(b'"merges"', self.vocab_start, self.merges_start)
+        n = key_count_estimate(self.data, self.vocab_start, end)
+        if n <= len(self.vocab.tokens):
+            return len(self.vocab.tokens)
+        self._exact_key_spans = object_key_spans(self.data, self.vocab_start)
+        return len(self._exact_key_spans)
+
+    def resolve(self, refs: list[Ref]) -> list[tuple[int, int]]:
+        """Source ranges of references, located in one forward pass per kind."""
+        out: list[tuple[int, int]] = [(0, 0)] * len(refs)
+        by_kind: dict[str, list[int]] = {}
+        for i, r in enumerate(refs):
+            by_kind.setdefault(r.kind, []).append(i)
+        fallback = (0, min(1, len(self.data)))
+        needs_list = any(refs[i].token is None for i in by_kind.get("vocab", ()))
+        tokens = list(self.vocab.tokens) if needs_list else []
+        added_spans = self._added_content_spans() if ("added" in by_kind or "added-id" in by_kind) else []
+        for kind, idxs in by_kind.items():
+            idxs.sort(key=lambda i: refs[i].key)
+            if kind == "span":
+                for i in idxs:
+                    out[i] = (refs[i].key, refs[i].end)
+            elif kind == "vocab" and self.vocab_start is not None:
+                loc = Locator(self.data, self.vocab_start)
+                follow = b"," if self.unigram else b":"
+                for i in idxs:
+                    tok = refs[i].token if refs[i].token is not None else tokens[refs[i].key]
+                    out[i] = loc.find(tok, follow) or fallback
+            elif kind == "merge" and self.merges_start is not None:
+                loc = Locator(self.data, self.merges_start)
+                merges = self.vocab.merges
+                for i in idxs:
+                    m = merges[refs[i].key]
+                    span = None
+                    if isinstance(m, str):
+                        span = loc.find(m, b",]")
+                    elif isinstance(m, list) and len(m) == 2 and all(isinstance(p, str) for p in m):
+                        span = loc.find_pair(m[0], m[1])
+                    out[i] = span or (self.merges_start, self.merges_start + 1)
+            elif kind == "added":
+                for i in idxs:
+                    k = refs[i].key
+                    out[i] = added_spans[k][:2] if k < len(added_spans) else fallback
+            elif kind == "added-id":
+                by_id = {self.added_list[k].get("id"): s for k, s in enumerate(added_spans) if k < len(self.added_list)}
+                for i in idxs:
+                    s = by_id.get(refs[i].key)
+                    out[i] = s[:2] if s else fallback
+            else:
+                for i in idxs:
+                    out[i] = fallback
+        return out
+
+    def _added_content_spans(self) -> list[tuple[int, int]]:
+        if self.added_start is None:
+            return []
+        out = []
+        pos = self.added_start
+        for _ in self.added_list:
+            m = _CONTENT_RE.search(self.data, pos)
+            if m is None:
+                break
+            out.append(m.span(1))
+            pos = m.end()
+        return out
+
+    # ---- lookups for hover and hints -------------------------------------------------
+
+    def build_tables(self) -> None:
+        """Literal tables for the vocab and merges regions (one C-level pass; call off-loop)."""
+        if self._tables is not None:
+            return
+        tables: dict = {}
+        if self.vocab_start is not None:
+            t = LiteralTable(self.data, self.vocab_start, self.source_key_count)
+            if self._first_matches(t, next(iter(self.vocab.tokens), None)):
+                tables["vocab"] = t
+        merges = self.vocab.merges
+        if self.merges_start is not None and merges:
+            if self.vocab.merges_as_pairs:
+                well_formed = set(map(type, merges)) == {list} and set(map(len, merges)) == {2}
+                n = 2 * len(merges) if well_formed else 0
+                first = merges[0][0] if well_formed else None
+            else:
+                n = len(merges)
+                first = merges[0]
+            if n:
+                t = LiteralTable(self.data, self.merges_start, n)
+                if self._first_matches(t, first) and len(t) == n:
+                    tables["merges"] = t
+        tables["added"] = self._added_content_spans()
+        self._tables = tables
+
+    def _first_matches(self, table: LiteralTable, token) -> bool:
+        if not len(table) or token is None:
+            return False
+        try:
+            return orjson.loads(self.data[table.starts[0] : table.ends[0]]) == token
+        except orjson.JSONDecodeError:
+            return False
+
+    @property
+    def tables_ready(self) -> bool:
+        return self._tables is not None
+
+    def token_at(self, offset: int) -> TokenRef | None:
+        if self._tables is None:
+            return None
+        for role, table in self._tables.items():
+            if role == "added":
+                for k, (s, e) in enumerate(table):
+                    if s <= offset < e:
+                        return self._ref(role, k, s, e)
+                continue
+            k = table.at(offset)
+            if k is not None:
+                return self._ref(role, k, table.starts[k], table.ends[k])
+        return None
+
+    def tokens_in(self, start: int, end: int) -> list[TokenRef]:
+        if self._tables is None:
+            return []
+        out: list[TokenRef] = []
+        for role, table in self._tables.items():
+            if role == "added":
+                out.extend(self._ref(role, k, s, e) for k, (s, e) in enumerate(table) if start <= s and e <= end)
+                continue
+            for k in table.within(start, end):
+                out.append(self._ref(role, k, table.starts[k], table.ends[k]))
+        out.sort(key=lambda r: r.start)
+        return out
+
+    def _ref(self, role: str, k: int, s: int, e: int) -> TokenRef:
+        if role == "merges":
+            merges = self.vocab.merges
+            if self.vocab.merges_as_pairs:
+                rank, part = divmod(k, 2)
+                return TokenRef(s, e, "merge", merges[rank][part], rank, part)
+            return TokenRef(s, e, "merge", merges[k], k, None)
+        token = orjson.loads(self.data[s:e])
+        return TokenRef(s, e, "vocab" if role == "vocab" else "added", token)

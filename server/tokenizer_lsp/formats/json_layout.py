@@ -1,0 +1,212 @@
+"""Where things are in JSON source text, found without a full scan.
+
+orjson gives values but no positions. Dicts keep source order, so the k-th token of
+a vocab is the k-th key in the source: finding the literals of the few tokens a
+finding or a hover needs is a forward search whose total cost is one pass over the
+region, done in C by bytes.find. Unusual escaping falls back to decoding literals.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from array import array
+from bisect import bisect_right
+from itertools import accumulate
+
+import orjson
+
+STRING = rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+_STRING_RE = re.compile(STRING)
+_SPLIT_RE = re.compile(b"(" + STRING + b")")
+_WS = b" \t\r\n"
+
+
+_AFTER_KEY = re.compile(rb"\s*:\s*([\[{])")
+
+
+def value_start(data: bytes, key: str, start: int = 0, end: int | None = None) -> int | None:
+    """Offset of the `{` or `[` that opens the value of the first `"key":` at or after start."""
+    needle = b'"' + key.encode() + b'"'
+    stop = len(data) if end is None else end
+    i = data.find(needle, start, stop)
+    while i >= 0:
+        m = _AFTER_KEY.match(data, i + len(needle))
+        if m and not _escaped(data, i):
+            return m.start(1)
+        i = data.find(needle, i + 1, stop)
+    return None
+
+
+def literal_forms(token: str, ascii_file: bool) -> list[bytes]:
+    raw = orjson.dumps(token)
+    if ascii_file:
+        esc = json.dumps(token).encode()
+        return [esc] if esc == raw else [esc, raw]
+    return [raw]
+
+
+def _escaped(data: bytes, i: int) -> bool:
+    n = 0
+    while i > 0 and data[i - 1] == 0x5C:  # backslash
+        n += 1
+        i -= 1
+    return n % 2 == 1
+
+
+def _next_char(data: bytes, i: int) -> int:
+    n = len(data)
+    while i < n and data[i] in _WS:
+        i += 1
+    return data[i] if i < n else -1
+
+
+class Locator:
+    """Finds literals of given tokens in a region, moving forward only."""
+
+    def __init__(self, data: bytes, start: int) -> None:
+        self.data = data
+        self.origin = start
+        self.pos = start
+        self.ascii_file = data.isascii()
+
+    def find(self, token: str, followed_by: bytes) -> tuple[int, int] | None:
+        """Next literal equal to token whose next non-space character is in followed_by.
+
+        Requests usually come in source order; one out of order costs a second search
+        from the start of the region.
+        """
+        forms = literal_forms(token, self.ascii_file)
+        span = self._fast_find(forms, followed_by, self.pos, len(self.data))
+        if span is None and self.pos > self.origin:
+            span = self._fast_find(forms, followed_by, self.origin, self.pos)
+        if span is None:
+            self.pos = self.origin
+            span = self._slow_find(token, followed_by)
+        if span is not None:
+            self.pos = span[1]
+        return span
+
+    def _fast_find(self, forms: list[bytes], followed_by: bytes, start: int, stop: int) -> tuple[int, int] | None:
+        data = self.data
+        for form in forms:
+            i = data.find(form, start, stop + len(form))
+            while i >= 0:
+                end = i + len(form)
+                if not _escaped(data, i) and _next_char(data, end) in followed_by:
+                    return i, end
+                i = data.find(form, i + 1, stop + len(form))
+        return None
+
+    def _slow_find(self, token: str, followed_by: bytes) -> tuple[int, int] | None:
+        data = self.data
+        for m in _STRING_RE.finditer(data, self.pos):
+            if _next_char(data, m.end()) not in followed_by:
+                continue
+            try:
+                value = orjson.loads(m.group())
+            except orjson.JSONDecodeError:
+                continue
+            if value == token:
+                self.pos = m.end()
+                return m.span()
+        return None
+
+    def find_pair(self, a: str, b: str) -> tuple[int, int] | None:
+        """Next `["a", "b"]` pair: the range from the first literal to the end of the second."""
+        while True:
+            first = self.find(a, b",")
+            if first is None:
+                return None
+            m = _STRING_RE.match(self.data, _skip(self.data, _skip(self.data, first[1]) + 1))
+            if m is not None:
+                try:
+                    if orjson.loads(m.group()) == b:
+                        self.pos = m.end()
+                        return first[0], m.end()
+                except orjson.JSONDecodeError:
+                    pass
+
+
+def _skip(data: bytes, i: int) -> int:
+    n = len(data)
+    while i < n and data[i] in _WS:
+        i += 1
+    return i
+
+
+_KEY_END = re.compile(rb'":[ \t]*-?[0-9]')
+
+
+def key_count_estimate(data: bytes, start: int, end: int) -> int:
+    """Keys with a number value in a region, counted as `": <digit>` (one C-level pass).
+
+    A token holding `": 1` (escaped as `\\": 1`) is counted too; an over-count only
+    sends the caller to the exact, slower walk.
+    """
+    return len(_KEY_END.findall(data, start, end))
+
+
+_ENTRY = re.compile(rb"\s*(" + STRING + rb")\s*:\s*(?:-?[0-9][0-9.eE+-]*|null|true|false|" + STRING + rb")\s*([,}])")
+
+
+def object_key_spans(data: bytes, brace: int) -> list[tuple[int, int]]:
+    """Exact spans of the keys of the flat object opening at `brace` (slow: one match per key)."""
+    out: list[tuple[int, int]] = []
+    pos = brace + 1
+    match = _ENTRY.match
+    while True:
+        m = match(data, pos)
+        if m is None:
+            break
+        out.append(m.span(1))
+        pos = m.end()
+        if m.group(2) == b"}":
+            break
+    return out
+
+
+class LiteralTable:
+    """Start and end offsets of the first `count` string literals from `start`.
+
+    Built by C-level regex splitting in line-aligned chunks (JSON strings never span
+    lines), so other threads get the interpreter between chunks.
+    """
+
+    CHUNK = 1 << 20
+
+    def __init__(self, data: bytes, start: int, count: int) -> None:
+        starts = array("q")
+        ends = array("q")
+        pos = start
+        n = len(data)
+        while len(starts) < count and pos < n:
+            stop = data.find(b"\n", min(pos + self.CHUNK, n))
+            stop = n if stop < 0 else stop + 1
+            parts = _SPLIT_RE.split(data[pos:stop])
+            bounds = array("q", accumulate(map(len, parts), initial=pos))
+            # bounds: gap0 end = lit0 start, lit0 end, gap1 end = lit1 start, ...
+            starts.extend(bounds[1:-1:2])
+            ends.extend(bounds[2:-1:2])
+            pos = stop
+        del starts[count:]
+        del ends[count:]
+        self.starts = starts
+        self.ends = ends
+        self.end = ends[-1] if ends else start
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def at(self, offset: int) -> int | None:
+        """Ordinal of the literal that contains offset (quotes included)."""
+        k = bisect_right(self.starts, offset) - 1
+        if k >= 0 and offset < self.ends[k]:
+            return k
+        return None
+
+    def within(self, start: int, end: int) -> range:
+        """Ordinals of the literals wholly inside [start, end)."""
+        lo = bisect_right(self.starts, start - 1)
+        hi = bisect_right(self.ends, end)
+        return range(lo, max(lo, hi))

@@ -1,0 +1,212 @@
+"""Line-based formats: merges.txt / vocab.bpe and .tiktoken rank files."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from array import array
+from bisect import bisect_right
+from itertools import accumulate
+
+from .. import checks
+from ..checks import PendingFinding, Ref
+from ..decoding.display import visible_text
+from ..decoding.tokens import Scheme
+from ..decoding.utf8 import short_fragment_kind
+from ..model import Finding, Vocabulary
+from .json_doc import TokenRef
+
+_EOL = re.compile(rb"(\r\n|\r|\n)")
+
+
+def _split_lines(data: bytes) -> tuple[list[bytes], list[int]]:
+    """Lines without their line breaks, and their start offsets (\\n, \\r\\n and \\r end lines)."""
+    if b"\r" in data:
+        parts = _EOL.split(data)
+        lines = parts[0::2]
+        starts = [0]
+        pos = 0
+        for i in range(0, len(parts) - 1, 2):
+            pos += len(parts[i]) + len(parts[i + 1])
+            starts.append(pos)
+        return lines, starts
+    lines = data.split(b"\n")
+    starts = list(accumulate((len(l) + 1 for l in lines[:-1]), initial=0))
+    return lines, starts
+
+
+class LineDocument:
+    """Entries one per line; every position is known from the line split itself."""
+
+    format = ""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.lines, self.starts = _split_lines(data)
+        self._starts_arr = array("q", self.starts)
+        self.extra: list[Finding] = []
+
+    tables_ready = True
+
+    def build_tables(self) -> None:
+        pass
+
+    def _line_at(self, offset: int) -> int:
+        return bisect_right(self._starts_arr, offset) - 1
+
+    def token_at(self, offset: int) -> TokenRef | None:
+        i = self._line_at(offset)
+        for ref in self._refs_on_line(i):
+            if ref.start <= offset < ref.end:
+                return ref
+        return None
+
+    def tokens_in(self, start: int, end: int) -> list[TokenRef]:
+        out: list[TokenRef] = []
+        first = max(0, self._line_at(start))
+        last = self._line_at(max(start, end - 1))
+        for i in range(first, last + 1):
+            out.extend(r for r in self._refs_on_line(i) if start <= r.start and r.end <= end)
+        return out
+
+    def _refs_on_line(self, i: int) -> list[TokenRef]:
+        return []  # each format lists the token literals of a line
+
+
+class MergesDocument(LineDocument):
+    format = "merges.txt"
+
+    def __init__(self, data: bytes, vocab: Vocabulary | None = None) -> None:
+        super().__init__(data)
+        self.external_vocab = vocab is not None
+        self.has_header = self.lines[0].startswith(b"#version") if self.lines else False
+        first = 1 if self.has_header else 0
+        merges: list[str] = []
+        self.merge_lines: list[int] = []
+        self.rank_of_line: dict[int, int] = {}
+        for i in range(first, len(self.lines)):
+            raw = self.lines[i]
+            if not raw.strip():
+                continue
+            self.rank_of_line[i] = len(merges)
+            self.merge_lines.append(i)
+            merges.append(raw.decode("utf-8", "replace"))
+        self.vocab = Vocabulary(
+            scheme=Scheme.BYTE_LEVEL,
+            tokens=vocab.tokens if vocab else {},
+            merges=merges,
+            merges_as_pairs=False,
+        )
+
+    def findings(self) -> list[Finding]:
+        out: list[Finding] = []
+        if not self.has_header and self.lines and self.lines[0].strip():
+            out.append(Finding(
+                "merges-header", 0, len(self.lines[0]),
+                "no `#version` header: older loaders (transformers' slow GPT2Tokenizer) drop the "
+                "first line of a merges file, losing this merge",
+            ))
+        if self.external_vocab:
+            pending = checks.merge_findings(self.vocab)
+        else:
+            pending = [p for p in checks.merge_findings(self.vocab) if p.code == "merge-malformed"]
+        for p in pending:
+            line = self.merge_lines[p.ref.key]
+            out.append(Finding(p.code, self.starts[line], self.starts[line] + len(self.lines[line]), p.message))
+        out.sort(key=lambda f: f.start)
+        return out
+
+    def _refs_on_line(self, i: int) -> list[TokenRef]:
+        rank = self.rank_of_line.get(i)
+        if rank is None:
+            return []
+        raw = self.lines[i].rstrip(b"\r")
+        start = self.starts[i]
+        sep = raw.find(b" ")
+        text = self.vocab.merges[rank]
+        if sep < 0:
+            return [TokenRef(start, start + len(raw), "merge", text, rank, None)]
+        a, _, b = text.partition(" ")
+        return [
+            TokenRef(start, start + sep, "merge", a, rank, 0),
+            TokenRef(start + sep + 1, start + len(raw), "merge", b, rank, 1),
+        ]
+
+
+class TiktokenDocument(LineDocument):
+    format = "tiktoken"
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        tokens: dict[str, int] = {}
+        self.entry_line: list[int] = []  # ordinal -> line
+        self.line_entry: dict[int, tuple[str, int]] = {}
+        pending: list[PendingFinding] = []
+        self.line_findings: list[Finding] = []
+        dup_spans: list[tuple[int, int, str]] = []
+        for i, raw in enumerate(self.lines):
+            line = raw.rstrip(b"\r")
+            if not line.strip():
+                continue
+            fields = line.split(b" ")
+            start = self.starts[i]
+            problem = None
+            if len(fields) != 2:
+                problem = f"expected `base64 rank`, found {len(fields)} field{'s' if len(fields) != 1 else ''}"
+            else:
+                b64, rank = fields
+                try:
+                    base64.b64decode(b64, validate=True)
+                except (binascii.Error, ValueError):
+                    problem = f"`{b64.decode('ascii', 'replace')[:40]}` is not valid base64"
+                if not rank.isdigit():
+                    problem = f"rank `{rank.decode('utf-8', 'replace')[:20]}` is not a non-negative integer"
+            if problem:
+                self.line_findings.append(Finding("tiktoken-malformed", start, start + len(line), problem))
+                continue
+            token = b64.decode("ascii")
+            r = int(rank)
+            if token in tokens:
+                dup_spans.append((start, start + len(b64), token))
+                continue
+            tokens[token] = r
+            self.entry_line.append(i)
+            self.line_entry[i] = (token, r)
+        self.vocab = Vocabulary(scheme=Scheme.RAW_BYTES, tokens=tokens)
+        self._dups = dup_spans
+
+    def findings(self) -> list[Finding]:
+        out = list(self.line_findings)
+        pending = checks.id_findings(self.vocab, self._dups)
+        for ordinal, token in enumerate(self.vocab.tokens):
+            data = base64.b64decode(token)
+            if not data.isascii():
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError:
+                    pending.append(PendingFinding(
+                        "utf8-fragment", Ref("vocab", ordinal),
+                        f"rank {self.vocab.tokens[token]} is a UTF-8 fragment "
+                        f"({short_fragment_kind(data)}): bytes {data.hex(' ').upper()} = {visible_text(data)}",
+                    ))
+        for p in pending:
+            if p.ref.kind == "span":
+                s, e = p.ref.key, p.ref.end
+            elif p.ref.kind == "vocab":
+                line = self.entry_line[p.ref.key]
+                s = self.starts[line]
+                e = s + self.lines[line].find(b" ")
+            else:
+                s, e = 0, 0
+            out.append(Finding(p.code, s, e, p.message))
+        out.sort(key=lambda f: f.start)
+        return out
+
+    def _refs_on_line(self, i: int) -> list[TokenRef]:
+        entry = self.line_entry.get(i)
+        if entry is None:
+            return []
+        token, rank = entry
+        start = self.starts[i]
+        return [TokenRef(start, start + len(token), "tiktoken", token, rank, None)]

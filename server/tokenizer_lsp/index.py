@@ -1,0 +1,178 @@
+"""The per-document index: format detection, parse, findings, lookups by position/id/token."""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+from collections.abc import Callable
+from functools import cached_property
+
+import orjson
+
+from .formats.json_doc import JsonDocument, TokenRef, is_tokenizer_json, is_vocab_json
+from .formats.lines_doc import MergesDocument, TiktokenDocument
+from .lines import LineIndex
+from .model import Finding, Vocabulary
+
+JSON_NAMES = ("tokenizer.json", "vocab.json", "encoder.json")
+MERGES_NAMES = ("merges.txt", "vocab.bpe")
+_TIKTOKEN_LINE = re.compile(rb"[A-Za-z0-9+/=]* [0-9]+\r?")
+_MERGES_LINE = re.compile(rb"\S+ \S+\r?")
+
+
+def name_kind(path: str | None) -> str | None:
+    """What a file name alone suggests: "json", "merges", "tiktoken" or None."""
+    if not path:
+        return None
+    base = os.path.basename(path).lower()
+    if base.endswith(".tiktoken"):
+        return "tiktoken"
+    if base in MERGES_NAMES or (base.endswith(".txt") and "merges" in base):
+        return "merges"
+    if base in JSON_NAMES or base.endswith(".tokenizer.json"):
+        return "json"
+    return None
+
+
+def content_kind(data: bytes, path: str | None = None) -> str | None:
+    """Detect the format from the text itself (names can lie or be missing)."""
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith((b"{", b"[")):
+        return "json"
+    first_lines = [l for l in head.split(b"\n")[:-1] if l.strip()][:8]
+    if not first_lines and head.strip():
+        first_lines = [head.strip()]
+    if first_lines and first_lines[0].startswith(b"#version"):
+        return "merges"
+    if first_lines and all(_TIKTOKEN_LINE.fullmatch(l) for l in first_lines):
+        return "tiktoken"
+    if name_kind(path) == "merges" and first_lines and all(_MERGES_LINE.fullmatch(l) for l in first_lines):
+        return "merges"
+    return None
+
+
+def _looks_like_tokenizer_json(data: bytes) -> bool:
+    """For broken JSON: does the text still look like a tokenizer file?"""
+    head = data[:65536]
+    return b'"model"' in head or b'"added_tokens"' in head or b'"vocab"' in head or b'"merges"' in head
+
+
+class DocumentIndex:
+    """Everything the features need about one version of one document."""
+
+    def __init__(
+        self,
+        data: bytes,
+        path: str | None = None,
+        companion: Callable[[], Vocabulary | None] | None = None,
+        assume_tokenizer: bool = False,
+    ) -> None:
+        self.data = data
+        self.path = path
+        self.format: str | None = None  # "tokenizer.json" | "vocab.json" | "merges.txt" | "tiktoken"
+        self.doc: JsonDocument | MergesDocument | TiktokenDocument | None = None
+        self.syntax_error: Finding | None = None
+        self.not_tokenizer_reason = ""
+        kind = content_kind(data, path) or name_kind(path)
+        # The index holds millions of small objects that never form cycles: keep the
+        # collector from walking them while building, and from rescanning them later.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            if kind == "json":
+                self._parse_json(assume_tokenizer or name_kind(path) == "json")
+            elif kind == "merges":
+                self.doc = MergesDocument(data, companion() if companion else None)
+                self.format = "merges.txt"
+            elif kind == "tiktoken":
+                self.doc = TiktokenDocument(data)
+                self.format = "tiktoken"
+            else:
+                self.not_tokenizer_reason = "not a tokenizer file"
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _parse_json(self, named_like_tokenizer: bool) -> None:
+        try:
+            obj = orjson.loads(self.data)
+        except orjson.JSONDecodeError as err:
+            if named_like_tokenizer or _looks_like_tokenizer_json(self.data):
+                self.format = "json"
+                self.syntax_error = self._syntax_finding(err)
+            else:
+                self.not_tokenizer_reason = "not a tokenizer file (invalid JSON)"
+            return
+        if is_tokenizer_json(obj):
+            self.format = "tokenizer.json"
+        elif is_vocab_json(obj):
+            self.format = "vocab.json"
+        else:
+            self.not_tokenizer_reason = "not a tokenizer file (JSON without a tokenizer model or token->id vocab)"
+            return
+        self.doc = JsonDocument(self.data, obj, self.format)
+
+    def _syntax_finding(self, err: orjson.JSONDecodeError) -> Finding:
+        # orjson reports a character index; findings are in UTF-8 byte offsets
+        text = self.data.decode("utf-8", "replace")
+        pos = min(max(err.pos, 0), len(text))
+        start = len(text[:pos].encode("utf-8"))
+        end = start + len(text[pos : pos + 1].encode("utf-8"))
+        if start >= len(self.data) and self.data:
+            start = max(0, len(self.data) - 1)
+            end = len(self.data)
+        reason = err.msg.split(": line ")[0] if isinstance(err.msg, str) else str(err)
+        return Finding("json-syntax", start, end, f"invalid JSON: {reason}")
+
+    @property
+    def is_tokenizer(self) -> bool:
+        return self.format is not None
+
+    @property
+    def vocab(self) -> Vocabulary | None:
+        return self.doc.vocab if self.doc is not None else None
+
+    @cached_property
+    def findings(self) -> list[Finding]:
+        if self.syntax_error is not None:
+            return [self.syntax_error]
+        if self.doc is None:
+            return []
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self.doc.findings()
+        finally:
+            if enabled:
+                gc.enable()
+
+    @cached_property
+    def lines(self) -> LineIndex:
+        return LineIndex(self.data)
+
+    # ---- lookups ---------------------------------------------------------------------
+
+    def prepare_lookups(self) -> None:
+        """Build what hovers and hints need (costly on big files: call off the event loop)."""
+        if self.doc is not None:
+            self.doc.build_tables()
+        _ = self.lines
+
+    @property
+    def lookups_ready(self) -> bool:
+        return self.doc is not None and self.doc.tables_ready
+
+    def token_at(self, offset: int) -> TokenRef | None:
+        return self.doc.token_at(offset) if self.doc is not None else None
+
+    def tokens_in(self, start: int, end: int) -> list[TokenRef]:
+        return self.doc.tokens_in(start, end) if self.doc is not None else []
+
+    def token_by_id(self, token_id: int) -> str | None:
+        v = self.vocab
+        return v.by_id.get(token_id) if v is not None else None
+
+    def id_of(self, token: str) -> int | None:
+        v = self.vocab
+        return v.id_of(token) if v is not None else None

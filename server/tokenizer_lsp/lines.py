@@ -1,0 +1,142 @@
+"""Offsets in UTF-8 bytes <-> LSP positions (line, column in the negotiated encoding).
+
+Lines end at \\n, \\r\\n or \\r only (LSP rules; not str.splitlines). Building the index
+costs one C-level pass; a lookup is a bisect plus a scan of at most one chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_right
+
+_CHUNK = 8192
+_EOL = re.compile(rb"\r\n|\r|\n")
+
+
+class LineIndex:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._has_cr = b"\r" in data
+        if self._has_cr:
+            starts = array("q", [0])
+            starts.extend(m.end() for m in _EOL.finditer(data))
+            self._starts: array | None = starts
+        else:
+            self._starts = None
+            counts = array("q", [0])
+            total = 0
+            for i in range(0, len(data), _CHUNK):
+                total += data.count(b"\n", i, i + _CHUNK)
+                counts.append(total)
+            self._chunk_lines = counts  # newlines before chunk k = counts[k]
+        self.line_count = (len(self._starts) if self._starts is not None else self._chunk_lines[-1] + 1)
+
+    def line_start(self, line: int) -> int:
+        if line <= 0:
+            return 0
+        if line >= self.line_count:
+            return len(self.data)
+        if self._starts is not None:
+            return self._starts[line]
+        # chunk k holds the newline that ends line-1 when counts[k] < line <= counts[k+1]
+        k = bisect_right(self._chunk_lines, line - 1) - 1
+        pos = k * _CHUNK
+        find = self.data.find
+        for _ in range(line - self._chunk_lines[k]):
+            pos = find(b"\n", pos) + 1
+        return pos
+
+    def line_end(self, line: int) -> int:
+        """Offset of the end of the line's content (before its line break)."""
+        start = self.line_start(line)
+        if line + 1 >= self.line_count:
+            return len(self.data)
+        nxt = self.line_start(line + 1)
+        if self._has_cr and self.data[nxt - 2 : nxt] == b"\r\n":
+            return nxt - 2
+        return nxt - 1
+
+    def line_of(self, offset: int) -> int:
+        if self._starts is not None:
+            return bisect_right(self._starts, offset) - 1
+        k = min(offset // _CHUNK, len(self._chunk_lines) - 1)
+        return self._chunk_lines[k] + self.data.count(b"\n", k * _CHUNK, offset)
+
+    def start_of_line_at(self, offset: int) -> int:
+        if self._starts is not None:
+            return self._starts[bisect_right(self._starts, offset) - 1]
+        return self.data.rfind(b"\n", 0, offset) + 1
+
+    def position(self, offset: int, encoding: str = "utf-16") -> tuple[int, int]:
+        line = self.line_of(offset)
+        return line, column_of(self.data[self.start_of_line_at(offset) : offset], encoding)
+
+    def positions(self, offsets: list[int], encoding: str = "utf-16") -> list[tuple[int, int]]:
+        """Positions of many offsets; cost grows with the span they cover, not per offset."""
+        order = sorted(range(len(offsets)), key=offsets.__getitem__)
+        out: list[tuple[int, int]] = [(0, 0)] * len(offsets)
+        line = -1
+        line_start = next_start = 0
+        col_base_off = 0
+        col_base = 0
+        for i in order:
+            off = offsets[i]
+            if line < 0 or off >= next_start:
+                line = self.line_of(off)
+                line_start = self.start_of_line_at(off)
+                next_start = self._next_start_after(off)
+                col_base_off, col_base = line_start, 0
+            if off < col_base_off:
+                col_base_off, col_base = line_start, 0
+            col_base += column_of(self.data[col_base_off:off], encoding)
+            col_base_off = off
+            out[i] = (line, col_base)
+        return out
+
+    def _next_start_after(self, offset: int) -> int:
+        if self._starts is not None:
+            k = bisect_right(self._starts, offset)
+            return self._starts[k] if k < len(self._starts) else len(self.data) + 1
+        i = self.data.find(b"\n", offset)
+        return len(self.data) + 1 if i < 0 else i + 1
+
+    def offset(self, line: int, character: int, encoding: str = "utf-16") -> int:
+        """Offset of an LSP position; a column past the line's end means its end."""
+        if line >= self.line_count:
+            return len(self.data)
+        start = self.line_start(line)
+        end = self.line_end(line)
+        return start + byte_length_of_columns(self.data[start:end], character, encoding)
+
+
+def column_of(segment: bytes, encoding: str) -> int:
+    if encoding == "utf-8":
+        return len(segment)
+    if segment.isascii():
+        return len(segment)
+    text = segment.decode("utf-8", "replace")
+    if encoding == "utf-32" or not _has_astral(text):
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _has_astral(text: str) -> bool:
+    return max(text) > "\uffff" if text else False
+
+
+def byte_length_of_columns(line: bytes, columns: int, encoding: str) -> int:
+    """How many bytes of `line` the first `columns` columns cover (clamped to the line)."""
+    if columns <= 0:
+        return 0
+    if encoding == "utf-8" or line.isascii():
+        return min(columns, len(line))
+    text = line.decode("utf-8", "replace")
+    if encoding == "utf-32" or not _has_astral(text):
+        return len(text[:columns].encode("utf-8"))
+    units = 0
+    for i, ch in enumerate(text):
+        if units >= columns:
+            return len(text[:i].encode("utf-8"))
+        units += 2 if ch > "\uffff" else 1
+    return len(line)
