@@ -1,0 +1,56 @@
+"""Our own copy of each open document: UTF-8 bytes per version, edited by LSP rules.
+
+pygls' TextDocument splits lines with str.splitlines (wrong at U+2028 and friends)
+and rebuilds the whole string per change; we keep bytes and our own line index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .index import DocumentIndex
+from .lines import LineIndex
+
+
+@dataclass
+class Change:
+    text: str
+    start: tuple[int, int] | None = None  # (line, character); None = whole document
+    end: tuple[int, int] | None = None
+
+
+def apply_changes(data: bytes, changes: list[Change], encoding: str) -> bytes:
+    for ch in changes:
+        new = ch.text.encode("utf-8", "surrogatepass")
+        if ch.start is None or ch.end is None:
+            data = new
+            continue
+        lines = LineIndex(data)
+        a = lines.offset(ch.start[0], ch.start[1], encoding)
+        b = lines.offset(ch.end[0], ch.end[1], encoding)
+        if b < a:
+            a, b = b, a
+        data = data[:a] + new + data[b:]
+    return data
+
+
+@dataclass
+class OpenDocument:
+    uri: str
+    path: str | None
+    version: int
+    data: bytes
+    index: DocumentIndex | None = None  # the newest index (any version)
+    good: DocumentIndex | None = None  # the newest index that parsed (serves hovers while typing)
+    indexed_version: int | None = None
+    published: list = field(default_factory=list)  # last diagnostics sent
+    was_tokenizer: bool = False
+
+    @property
+    def serving(self) -> DocumentIndex | None:
+        """The index hovers and hints answer from: current if usable, else the last good."""
+        if self.index is not None and self.index.doc is not None and self.index.lookups_ready:
+            return self.index
+        if self.good is not None and self.good.lookups_ready:
+            return self.good
+        return None

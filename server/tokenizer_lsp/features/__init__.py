@@ -1,0 +1,1 @@
+"""LSP features: thin functions from a DocumentIndex to protocol answers."""

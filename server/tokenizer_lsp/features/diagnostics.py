@@ -1,0 +1,64 @@
+"""Findings -> LSP diagnostics, with per-code severities, a limit and a summary."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from lsprotocol import types
+
+from ..index import DocumentIndex
+from ..settings import Settings
+
+SOURCE = "tokenizer-lsp"
+_LEVEL = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+_NOUN = {
+    "utf8-fragment": "tokens are UTF-8 fragments",
+    "not-byte-level": "tokens have characters outside the byte alphabet",
+    "merge-unknown-token": "merges use tokens missing from the vocabulary",
+    "merge-result-missing": "merges produce tokens missing from the vocabulary",
+    "merge-malformed": "merges are malformed",
+    "duplicate-token": "tokens appear twice",
+    "duplicate-id": "ids are used twice",
+    "id-gap": "gaps in the ids",
+    "added-token-mismatch": "added tokens disagree with the vocabulary id",
+    "tiktoken-malformed": "lines are not `base64 rank`",
+}
+
+
+def diagnostics_for(idx: DocumentIndex, settings: Settings, encoding: str) -> list[types.Diagnostic]:
+    kept = [(f, settings.level(f.code)) for f in idx.findings]
+    kept = [(f, level) for f, level in kept if level != "off"]
+    limit = settings.max_per_file
+    shown = kept[:limit] if limit else kept
+    offsets = [o for f, _ in shown for o in (f.start, f.end)]
+    pos = idx.lines.positions(offsets, encoding)
+    out = []
+    summary = _summary(kept, len(shown))
+    if summary:
+        out.append(types.Diagnostic(
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+            message=summary, severity=types.DiagnosticSeverity.Information, code="summary", source=SOURCE,
+        ))
+    for k, (f, level) in enumerate(shown):
+        (sl, sc), (el, ec) = pos[2 * k], pos[2 * k + 1]
+        out.append(types.Diagnostic(
+            range=types.Range(types.Position(sl, sc), types.Position(el, ec)),
+            message=f.message, severity=_LEVEL[level], code=f.code, source=SOURCE,
+        ))
+    return out
+
+
+def _summary(kept, shown: int) -> str:
+    counts = Counter(f.code for f, _ in kept if f.code in _NOUN)
+    if not counts or sum(counts.values()) < 20:
+        return ""
+    parts = [f"{n} {_NOUN[code]} ({code})" for code, n in counts.most_common()]
+    text = "; ".join(parts)
+    if shown < len(kept):
+        text += f". Showing the first {shown} of {len(kept)} findings (tokenizerLsp.diagnostics.maxPerFile)"
+    return text

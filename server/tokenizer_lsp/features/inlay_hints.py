@@ -1,0 +1,46 @@
+"""Inlay hints: the decoded text after each literal whose stored form differs from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..decoding.display import hex_bytes, visible_text
+from ..index import DocumentIndex
+from .tokens import pieces
+
+MAX_LABEL = 40  # VS Code cuts labels at 43 characters
+
+
+@dataclass(frozen=True)
+class Hint:
+    offset: int  # where the hint sits: right after the literal or merge part
+    label: str
+    tooltip: str
+
+
+def _has_space_or_control(data: bytes) -> bool:
+    return any(b <= 0x20 or b == 0x7F or b == 0xA0 for b in data) or b"\xc2\x85" in data or b"\xe2\x80\xa8" in data
+
+
+def hints_in(idx: DocumentIndex, start: int, end: int, mode: str = "all") -> list[Hint]:
+    if mode == "off" or idx.vocab is None:
+        return []
+    out: list[Hint] = []
+    for ref in idx.tokens_in(start, end):
+        ps = pieces(idx, ref)
+        for i, p in enumerate(ps):
+            d = p.decoded
+            if p.role != "tiktoken" and d.text == p.token:
+                continue
+            if mode == "whitespace" and not _has_space_or_control(d.data):
+                continue
+            label = visible_text(d.data) or "∅"
+            if len(label) > MAX_LABEL:
+                label = label[: MAX_LABEL - 1] + "…"
+            # the last piece of a literal sits after the literal (after its closing quote)
+            at = ref.end if i == len(ps) - 1 else p.end
+            tip = f"bytes {hex_bytes(d.data)}" if d.data else "empty token"
+            if p.token_id is not None:
+                tip += f" · {'rank' if p.role == 'tiktoken' else 'id'} {p.token_id}"
+            out.append(Hint(at, label, tip))
+    return out

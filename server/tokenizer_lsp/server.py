@@ -1,0 +1,284 @@
+"""pygls wiring: document store, scheduling, and thin handlers over the index."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from . import __version__
+from .analysis import companion_vocab_path, load_vocab_file
+from .documents import Change, OpenDocument, apply_changes
+from .features.diagnostics import diagnostics_for
+from .features.hover import hover_markdown
+from .features.inlay_hints import hints_in
+from .features.tokens import piece_at
+from .index import DocumentIndex, content_kind, name_kind
+from .settings import Settings, parse_settings
+
+log = logging.getLogger("tokenizer_lsp")
+
+
+def uri_to_path(uri: str) -> str | None:
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else (unquote(parsed.path) or None)
+
+
+class TokenizerProtocol(LanguageServerProtocol):
+    """Keeps document text ourselves (bytes per version) instead of pygls' workspace copy."""
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
+        self._server.open_document(params)
+        yield from ()
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        self._server.change_document(params)
+        yield from ()
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+        self._server.close_document(params)
+        yield from ()
+
+
+class TokenizerServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("tokenizer-lsp", __version__, protocol_cls=TokenizerProtocol)
+        self.docs: dict[str, OpenDocument] = {}
+        self.settings = Settings()
+        # one worker: indexes are built one at a time, off the event loop
+        self.indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="indexer")
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+
+    # ---- negotiated facts --------------------------------------------------------------
+
+    @property
+    def encoding(self) -> str:
+        caps = self.protocol.server_capabilities
+        enc = getattr(caps, "position_encoding", None) if caps else None
+        return str(enc.value if hasattr(enc, "value") else enc or "utf-16")
+
+    def _client_supports(self, path: str) -> bool:
+        node = self.protocol.client_capabilities
+        for part in path.split("."):
+            node = getattr(node, part, None) if node is not None else None
+        return bool(node)
+
+    # ---- documents ---------------------------------------------------------------------
+
+    def open_document(self, params: types.DidOpenTextDocumentParams) -> None:
+        td = params.text_document
+        data = td.text.encode("utf-8", "surrogatepass")
+        doc = OpenDocument(td.uri, uri_to_path(td.uri), td.version, data)
+        self.docs[td.uri] = doc
+        if td.language_id not in ("json", "jsonc", "tiktoken", "bpe-merges", "plaintext") and not (
+            name_kind(doc.path) or content_kind(data, doc.path)
+        ):
+            return
+        self._schedule(doc, delay=0)
+
+    def change_document(self, params: types.DidChangeTextDocumentParams) -> None:
+        doc = self.docs.get(params.text_document.uri)
+        if doc is None:
+            return
+        changes = []
+        for c in params.content_changes:
+            rng = getattr(c, "range", None)
+            if rng is None:
+                changes.append(Change(c.text))
+            else:
+                changes.append(Change(c.text, (rng.start.line, rng.start.character), (rng.end.line, rng.end.character)))
+        doc.data = apply_changes(doc.data, changes, self.encoding)
+        doc.version = params.text_document.version
+        self._schedule(doc, delay=self.settings.debounce_ms / 1000)
+
+    def close_document(self, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        doc = self.docs.pop(uri, None)
+        timer = self._timers.pop(uri, None)
+        if timer:
+            timer.cancel()
+        if doc is not None and doc.was_tokenizer:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def _schedule(self, doc: OpenDocument, delay: float) -> None:
+        loop = asyncio.get_running_loop()
+        old = self._timers.pop(doc.uri, None)
+        if old:
+            old.cancel()
+        self._timers[doc.uri] = loop.call_later(delay, lambda: asyncio.ensure_future(self._reindex(doc.uri)))
+
+    async def _reindex(self, uri: str) -> None:
+        self._timers.pop(uri, None)
+        doc = self.docs.get(uri)
+        if doc is None:
+            return
+        version, data = doc.version, doc.data
+        loop = asyncio.get_running_loop()
+        assume = doc.was_tokenizer
+        try:
+            idx, diags = await loop.run_in_executor(self.indexer, self._build, data, doc.path, assume)
+        except Exception:  # a bug in one document must not take the server down
+            log.exception("indexing %s failed", uri)
+            return
+        if self.docs.get(uri) is not doc or doc.version != version:
+            return  # stale: a newer version is queued
+        doc.index = idx
+        doc.indexed_version = version
+        if idx.is_tokenizer:
+            doc.was_tokenizer = True
+        if idx.doc is not None:
+            doc.good = idx
+        if idx.is_tokenizer or doc.published:
+            doc.published = diags
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version)
+            )
+        if idx.doc is not None:
+            await loop.run_in_executor(self.indexer, idx.prepare_lookups)
+            gc.collect(0)
+            if self.docs.get(uri) is doc and self._client_supports("workspace.inlay_hint.refresh_support"):
+                self.workspace_inlay_hint_refresh(None)
+
+    def _build(self, data: bytes, path: str | None, assume: bool):
+        def companion():
+            other = companion_vocab_path(path) if path else None
+            return load_vocab_file(other) if other else None
+
+        idx = DocumentIndex(data, path, companion=companion, assume_tokenizer=assume)
+        diags = diagnostics_for(idx, self.settings, self.encoding) if idx.is_tokenizer else []
+        return idx, diags
+
+    def refresh_all(self) -> None:
+        for doc in self.docs.values():
+            if doc.index is not None and doc.index.is_tokenizer:
+                self._schedule(doc, delay=0)
+        if self._client_supports("workspace.inlay_hint.refresh_support"):
+            self.workspace_inlay_hint_refresh(None)
+
+
+server = TokenizerServer()
+
+
+def _range_offsets(idx: DocumentIndex, rng: types.Range, encoding: str) -> tuple[int, int]:
+    lines = idx.lines
+    return (
+        lines.offset(rng.start.line, rng.start.character, encoding),
+        lines.offset(rng.end.line, rng.end.character, encoding),
+    )
+
+
+def _lsp_range(idx: DocumentIndex, start: int, end: int, encoding: str) -> types.Range:
+    (sl, sc), (el, ec) = idx.lines.positions([start, end], encoding)
+    return types.Range(types.Position(sl, sc), types.Position(el, ec))
+
+
+@server.feature(types.INITIALIZE)
+def on_initialize(ls: TokenizerServer, params: types.InitializeParams) -> None:
+    settings, problems = parse_settings(params.initialization_options)
+    ls.settings = settings
+    for p in problems:
+        log.warning("settings: %s", p)
+
+
+@server.feature(types.INITIALIZED)
+async def on_initialized(ls: TokenizerServer, params: types.InitializedParams) -> None:
+    await _pull_configuration(ls)
+
+
+async def _pull_configuration(ls: TokenizerServer) -> None:
+    if not ls._client_supports("workspace.configuration"):
+        return
+    try:
+        result = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section="tokenizerLsp")])
+        )
+    except Exception as e:  # a client may refuse; defaults then apply
+        log.info("workspace/configuration failed: %s", e)
+        return
+    if result and isinstance(result[0], dict):
+        _apply_settings(ls, result[0])
+
+
+def _apply_settings(ls: TokenizerServer, raw) -> None:
+    settings, problems = parse_settings(raw)
+    for p in problems:
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"tokenizer-lsp: {p}"))
+    if settings != ls.settings:
+        ls.settings = settings
+        ls.refresh_all()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def on_configuration(ls: TokenizerServer, params: types.DidChangeConfigurationParams) -> None:
+    raw = params.settings
+    if isinstance(raw, dict) and isinstance(raw.get("tokenizerLsp"), dict):
+        _apply_settings(ls, raw["tokenizerLsp"])
+    else:
+        await _pull_configuration(ls)
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def on_hover(ls: TokenizerServer, params: types.HoverParams) -> types.Hover | None:
+    doc = ls.docs.get(params.text_document.uri)
+    idx = doc.serving if doc else None
+    if idx is None:
+        return None
+    enc = ls.encoding
+    offset = idx.lines.offset(params.position.line, params.position.character, enc)
+    piece = piece_at(idx, offset)
+    if piece is None:
+        return None
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=hover_markdown(idx, piece)),
+        range=_lsp_range(idx, piece.start, piece.end, enc),
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+def on_inlay_hint(ls: TokenizerServer, params: types.InlayHintParams) -> list[types.InlayHint]:
+    doc = ls.docs.get(params.text_document.uri)
+    idx = doc.serving if doc else None
+    if idx is None:
+        return []
+    enc = ls.encoding
+    start, end = _range_offsets(idx, params.range, enc)
+    hints = hints_in(idx, start, end, ls.settings.inlay_hints)
+    positions = idx.lines.positions([h.offset for h in hints], enc)
+    return [
+        types.InlayHint(
+            position=types.Position(line, col),
+            label=h.label,
+            tooltip=h.tooltip,
+            padding_left=True,
+        )
+        for h, (line, col) in zip(hints, positions)
+    ]
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_DIAGNOSTIC,
+    types.DiagnosticOptions(identifier="tokenizer-lsp", inter_file_dependencies=False, workspace_diagnostics=False),
+)
+def on_pull_diagnostics(ls: TokenizerServer, params: types.DocumentDiagnosticParams):
+    doc = ls.docs.get(params.text_document.uri)
+    items = doc.published if doc is not None else []
+    return types.RelatedFullDocumentDiagnosticReport(items=items)
+
+
+def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pygls").setLevel(logging.WARNING)
+    if tcp:
+        server.start_tcp(host, port)
+    else:
+        server.start_io()

@@ -1,0 +1,96 @@
+"""End-to-end: the server as a subprocess, driven by pytest-lsp with hand-built capabilities."""
+
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from .conftest import corpus_file
+
+
+def capabilities(encodings=("utf-16",)) -> types.ClientCapabilities:
+    return types.ClientCapabilities(
+        general=types.GeneralClientCapabilities(position_encodings=list(encodings)),
+        text_document=types.TextDocumentClientCapabilities(
+            synchronization=types.TextDocumentSyncClientCapabilities(dynamic_registration=False),
+            hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
+            inlay_hint=types.InlayHintClientCapabilities(),
+            diagnostic=types.DiagnosticClientCapabilities(),
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
+        ),
+        workspace=types.WorkspaceClientCapabilities(
+            inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True),
+            configuration=False,
+        ),
+    )
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp", "--stdio"]))
+async def client(lsp_client: LanguageClient):
+    lsp_client.refreshes = 0
+
+    @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+    def on_refresh(params):
+        lsp_client.refreshes += 1
+
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def open_and_wait(client: LanguageClient, path: Path, text: str | None = None, language="json"):
+    uri = path.as_uri()
+    text = path.read_text(encoding="utf-8") if text is None else text
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return uri
+
+
+async def wait_ready(client: LanguageClient, uri: str, probe: types.Position):
+    """Hovers are served once the lookup tables are built (the server then asks for a hint refresh)."""
+    for _ in range(200):
+        h = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), probe))
+        if h is not None:
+            return h
+        import asyncio
+        await asyncio.sleep(0.05)
+    raise AssertionError("hover never became ready")
+
+
+def line_col(path: Path, needle: str) -> tuple[int, int]:
+    for i, line in enumerate(path.read_text(encoding="utf-8").split("\n")):
+        col = line.find(needle)
+        if col >= 0:
+            return i, col
+    raise AssertionError(needle)
+
+
+async def test_qwen3_hover_diagnostics_hints(client: LanguageClient):
+    path = corpus_file("qwen3/tokenizer.json")
+    uri = await open_and_wait(client, path)
+    diags = client.diagnostics[uri]
+    assert sum(d.code == "utf8-fragment" for d in diags) == 1448
+    assert not [d for d in diags if d.severity in (types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning)]
+    line, col = line_col(path, '"âĪ": ')
+    hover = await wait_ready(client, uri, types.Position(line, col + 2))
+    text = hover.contents.value
+    assert "`E2 88`" in text and "first 2 of 3 bytes" in text and "∀" in text and "21704" in text
+    assert hover.range.start == types.Position(line, col)
+    # a merge part, in the pair serialization: its own bytes and id, then the merge and rank
+    mline, mcol = line_col(path, '"Ġ",')
+    h2 = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(mline, mcol + 1)))
+    assert "`20`" in h2.contents.value and "id 220" in h2.contents.value
+    assert "merge rank 0" in h2.contents.value
+    # hints in a range in the middle of the file
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        types.TextDocumentIdentifier(uri), types.Range(types.Position(10000, 0), types.Position(10100, 0))))
+    lines = path.read_text(encoding="utf-8").split("\n")[10000:10100]
+    expected = sum(1 for l in lines if "Ġ" in l.split('":')[0])
+    assert len([h for h in hints if h.label.startswith("␣")]) == expected > 0
+    h = next(h for h in hints if h.label.startswith("␣"))
+    src = lines[h.position.line - 10000]
+    assert src[h.position.character - 1] == '"' and src[h.position.character] == ":"
