@@ -26,6 +26,7 @@ class Ref:
     key: int  # ordinal, rank, index or start; sorting by it gives source order
     end: int = 0
     token: str | None = None  # for "vocab" refs whose ordinal is approximate
+    part: int | None = None  # for "merge" refs: 0 or 1 to point at one part only
 
 
 @dataclass(slots=True)
@@ -174,7 +175,7 @@ def _one_merge(v: Vocabulary, rank: int, a: str, b: str, result: str) -> list[Pe
     missing = [p for p in dict.fromkeys((a, b)) if p not in vocab]
     if missing:
         out.append(PendingFinding(
-            "merge-unknown-token", Ref("merge", rank),
+            "merge-unknown-token", Ref("merge", rank, part=0 if a not in vocab else 1),
             f"merge {rank} ({_q(a)} + {_q(b)}): {', '.join(map(_q, missing))} "
             f"{'is' if len(missing) == 1 else 'are'} not in the vocabulary",
         ))

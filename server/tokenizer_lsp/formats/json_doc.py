@@ -91,6 +91,15 @@ def is_vocab_json(obj) -> bool:
 _CONTENT_RE = re.compile(rb'(?<!\\)"content"\s*:\s*(' + STRING + rb")")
 
 
+def _string_merge_part(data: bytes, span: tuple[int, int], part: int) -> tuple[int, int]:
+    """The source range of one part of a `"a b"` merge literal (quotes excluded)."""
+    s, e = span
+    sep = data.find(b" ", s + 1, e)
+    if sep < 0:
+        return span
+    return (s + 1, sep) if part == 0 else (sep + 1, e - 1)
+
+
 class JsonDocument:
     """A parsed tokenizer.json or vocab.json with lazy source positions."""
 
@@ -223,11 +232,16 @@ class JsonDocument:
                 merges = self.vocab.merges
                 for i in idxs:
                     m = merges[refs[i].key]
+                    part = refs[i].part
                     span = None
                     if isinstance(m, str):
                         span = loc.find(m, b",]")
+                        if span is not None and part is not None:
+                            span = _string_merge_part(self.data, span, part)
                     elif isinstance(m, list) and len(m) == 2 and all(isinstance(p, str) for p in m):
-                        span = loc.find_pair(m[0], m[1])
+                        spans = loc.find_pair(m[0], m[1])
+                        if spans is not None:
+                            span = spans[part] if part is not None else (spans[0][0], spans[1][1])
                     out[i] = span or (self.merges_start, self.merges_start + 1)
             elif kind == "added":
                 for i in idxs:

@@ -112,9 +112,11 @@ class Locator:
                 return m.span()
         return None
 
-    def find_pair(self, a: str, b: str) -> tuple[int, int] | None:
-        """Next `["a", "b"]` pair: the range from the first literal to the end of the second."""
-        while True:
+    def find_pair(self, a: str, b: str) -> tuple[tuple[int, int], tuple[int, int]] | None:
+        """Next `["a", "b"]` pair: the spans of its two literals."""
+        tried = 0
+        while tried < 1_000_000:
+            tried += 1
             first = self.find(a, b",")
             if first is None:
                 return None
@@ -123,9 +125,10 @@ class Locator:
                 try:
                     if orjson.loads(m.group()) == b:
                         self.pos = m.end()
-                        return first[0], m.end()
+                        return first, m.span()
                 except orjson.JSONDecodeError:
                     pass
+        return None
 
 
 def _skip(data: bytes, i: int) -> int:

@@ -11,7 +11,6 @@ from itertools import accumulate
 
 from .. import checks
 from ..checks import PendingFinding, Ref
-from ..decoding.display import visible_text
 from ..decoding.tokens import Scheme
 from ..decoding.utf8 import short_fragment_kind
 from ..model import Finding, Vocabulary
@@ -187,8 +186,8 @@ class TiktokenDocument(LineDocument):
                 except UnicodeDecodeError:
                     pending.append(PendingFinding(
                         "utf8-fragment", Ref("vocab", ordinal),
-                        f"rank {self.vocab.tokens[token]} is a UTF-8 fragment "
-                        f"({short_fragment_kind(data)}): bytes {data.hex(' ').upper()} = {visible_text(data)}",
+                        f"rank {self.vocab.tokens[token]} = bytes {data.hex(' ').upper()}: "
+                        f"{short_fragment_kind(data)}",
                     ))
         for p in pending:
             if p.ref.kind == "span":

@@ -1,0 +1,166 @@
+"""Every diagnostic code on a small hand-made defective file: the code and the line."""
+
+import json
+
+import pytest
+
+from tokenizer_lsp.analysis import index_file
+from tokenizer_lsp.cli import main as cli
+
+
+def tokenizer(vocab, merges=(), added=(), pairs=True, byte_level=True):
+    return {
+        "version": "1.0",
+        "added_tokens": [
+            {"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+            for c, i in added
+        ],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel"} if byte_level else None,
+        "decoder": {"type": "ByteLevel"} if byte_level else None,
+        "model": {"type": "BPE", "vocab": vocab, "merges": [list(m) if pairs else " ".join(m) for m in merges]},
+    }
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def findings(path):
+    idx = index_file(str(path))
+    return [(f.code, idx.lines.position(f.start)[0], f.message) for f in idx.findings]
+
+
+def line_of(text, needle):
+    return next(i for i, line in enumerate(text.split("\n")) if needle in line)
+
+
+BASE = {"a": 0, "b": 1, "ab": 2, "Ġ": 3, "Ġa": 4}
+
+
+@pytest.mark.parametrize("pairs", [True, False])
+def test_merge_codes(tmp_path, pairs):
+    text = json.dumps(tokenizer(BASE, [("a", "b"), ("Ġ", "a"), ("a", "zz"), ("b", "a")], pairs=pairs), indent=2, ensure_ascii=False)
+    path = write(tmp_path, "tokenizer.json", text)
+    got = findings(path)
+    unknown = [f for f in got if f[0] == "merge-unknown-token"]
+    missing = [f for f in got if f[0] == "merge-result-missing"]
+    assert len(unknown) == 1 and "`zz`" in unknown[0][2]
+    assert {f[2].split("(")[1].split(")")[0] for f in missing} == {"`a` + `zz`", "`b` + `a`"}
+    needle = '"zz"' if pairs else '"a zz"'
+    assert unknown[0][1] == line_of(text, needle)
+    assert missing[-1][1] == line_of(text, '"a"' if pairs else '"b a"') or missing[-1][1] > unknown[0][1]
+
+
+def test_merge_malformed(tmp_path):
+    text = json.dumps(tokenizer(BASE, [("a", "b")], pairs=False), indent=2)
+    text = text.replace('"a b"', '"a b",\n      "a b c"')
+    path = write(tmp_path, "tokenizer.json", text)
+    got = findings(path)
+    assert [(c, l) for c, l, _ in got] == [("merge-malformed", line_of(text, '"a b c"'))]
+
+
+def test_not_byte_level_and_added_exception(tmp_path):
+    vocab = {**BASE, "hello world": 5, "<|end|>": 6, "<｜begin▁of▁sentence｜>": 7}
+    text = json.dumps(tokenizer(vocab, added=[("<|end|>", 6), ("<｜begin▁of▁sentence｜>", 7)]), indent=2, ensure_ascii=False)
+    path = write(tmp_path, "tokenizer.json", text)
+    got = findings(path)
+    assert [(c, l) for c, l, _ in got] == [("not-byte-level", line_of(text, '"hello world"'))]
+    assert "' ' U+0020" in got[0][2]
+
+
+def test_duplicate_token_and_id_and_gap(tmp_path):
+    text = '{\n  "a": 0,\n  "b": 1,\n  "ab": 1,\n  "a": 5,\n  "c": 9\n}\n'
+    path = write(tmp_path, "vocab.json", text)
+    got = findings(path)
+    codes = [(c, l) for c, l, _ in got]
+    assert ("duplicate-id", 3) in codes  # "ab" reuses id 1
+    assert ("duplicate-token", 4) in codes  # the second "a"
+    gaps = [m for c, l, m in got if c == "id-gap"]
+    # ids in use: 1, 5, 9 (the first "a" lost its id 0 to the duplicate)
+    assert any("id 0" in m for m in gaps) and any("ids 2..4" in m for m in gaps) and any("ids 6..8" in m for m in gaps)
+
+
+def test_added_token_mismatch(tmp_path):
+    vocab = {**BASE, "<|end|>": 5}
+    text = json.dumps(tokenizer(vocab, added=[("<|end|>", 7)]), indent=2)
+    path = write(tmp_path, "tokenizer.json", text)
+    got = [(c, l) for c, l, _ in findings(path)]
+    assert ("added-token-mismatch", line_of(text, '"content": "<|end|>"')) in got
+
+
+def test_json_syntax_truncated(tmp_path):
+    text = json.dumps(tokenizer(BASE), indent=2)
+    cut = text[: len(text) // 2]
+    path = write(tmp_path, "tokenizer.json", cut)
+    got = findings(path)
+    assert [(c, l) for c, l, _ in got] == [("json-syntax", len(cut.split("\n")) - 1)]
+    assert got[0][2].startswith("invalid JSON:")
+
+
+def test_json_syntax_position(tmp_path):
+    text = '{\n  "model": {\n    "vocab": {"a": 0,, "b": 1}\n  }\n}\n'
+    path = write(tmp_path, "tokenizer.json", text)
+    idx = index_file(str(path))
+    f = idx.findings[0]
+    assert f.code == "json-syntax" and idx.lines.position(f.start) == (2, 21)
+
+
+def test_utf8_fragment_message(tmp_path):
+    path = write(tmp_path, "vocab.json", json.dumps({"âĪ": 0, "a": 1}))
+    (code, line, msg), = findings(path)
+    assert code == "utf8-fragment" and "E2 88" in msg and "first 2 of 3 bytes" in msg
+
+
+def test_merges_header(tmp_path):
+    write(tmp_path, "vocab.json", json.dumps(BASE))
+    path = write(tmp_path, "merges.txt", "a b\nĠ a\n")
+    assert [(c, l) for c, l, _ in findings(path)] == [("merges-header", 0)]
+    path = write(tmp_path, "merges.txt", "#version: 0.2\na b\nĠ a\nb x\n")
+    got = [(c, l) for c, l, _ in findings(path)]
+    assert got == [("merge-unknown-token", 3), ("merge-result-missing", 3)]
+
+
+def test_merges_alone_reports_no_vocab_findings(tmp_path):
+    path = write(tmp_path, "merges.txt", "#version: 0.2\na b\nq z\nx y z\n")
+    assert [(c, l) for c, l, _ in findings(path)] == [("merge-malformed", 3)]
+
+
+def test_tiktoken_malformed_and_duplicates(tmp_path):
+    text = "IQ== 0\nIg== 1\nnot-base64! 2\nIw==\nIQ== 4\nJA== 1\n4og= 7\n"
+    path = write(tmp_path, "x.tiktoken", text)
+    got = [(c, l) for c, l, _ in findings(path)]
+    assert ("tiktoken-malformed", 2) in got and ("tiktoken-malformed", 3) in got
+    assert ("duplicate-token", 4) in got and ("duplicate-id", 5) in got
+    assert ("utf8-fragment", 6) in got  # E2 88: first 2 bytes of ∀
+
+
+def test_cli_check_text_json_and_exit_codes(tmp_path, capsys):
+    path = write(tmp_path, "vocab.json", '{"a": 0, "Ġb": 1}')
+    assert cli(["check", str(path)]) == 0 and capsys.readouterr().out == ""
+    path = write(tmp_path, "vocab.json", '{"a": 0, "a b": 1}')  # a raw space is not in the byte alphabet
+    assert cli(["check", str(path)]) == 1
+    assert capsys.readouterr().out == f"{path}:1:10: error not-byte-level " + index_file(str(path)).findings[0].message + "\n"
+
+
+def test_cli_check_error_exit(tmp_path, capsys):
+    text = json.dumps(tokenizer(BASE, [("a", "zz")]), indent=2)
+    path = write(tmp_path, "tokenizer.json", text)
+    assert cli(["check", str(path)]) == 1
+    line = next(l for l in capsys.readouterr().out.splitlines() if "merge-unknown-token" in l)
+    assert line.startswith(f"{path}:{line_of(text, chr(34) + 'zz' + chr(34)) + 1}:") and " error merge-unknown-token " in line
+    assert cli(["check", "--format", "json", str(path)]) == 1
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["code"] for r in rows} == {"merge-unknown-token", "merge-result-missing"}
+    assert rows[0]["severity"] == "error" and set(rows[0]["range"]) == {"start", "end"}
+    assert cli(["check", "--severity", "merge-unknown-token=off", "--severity", "merge-result-missing=warning", str(path)]) == 0
+
+
+def test_cli_not_a_tokenizer_and_unreadable(tmp_path, capsys):
+    path = write(tmp_path, "package.json", '{"name": "x", "version": "1.0.0"}')
+    assert cli(["check", str(path)]) == 2
+    assert "not a tokenizer file" in capsys.readouterr().err
+    assert cli(["check", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err

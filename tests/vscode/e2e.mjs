@@ -1,0 +1,566 @@
+// End-to-end checks of the tokenizer-lsp VS Code extension in real VS Code (code-server) driven
+// by headless Chromium. Run through scripts/vscode-e2e.sh, which installs and packages first.
+//
+// Env: CODE_SERVER_BIN, TOKENIZER_LSP_VSIX, TOKENIZER_LSP_PYTHON (required);
+//      TOKENIZER_CORPUS (default ../shared/corpus), E2E_TRACE (default messages),
+//      CHROMIUM (default /usr/bin/chromium), E2E_KEEP_TMP=1 keeps the temp folder.
+//
+// Each check asserts on text a person sees, saves a screenshot in artifacts/vscode/ and prints
+// one line; the run ends with "N passed, N failed" and a non-zero exit status on a failure.
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { buildWorkspace } from './workspace.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ART = path.join(ROOT, 'artifacts', 'vscode');
+const CODE_SERVER = mustEnv('CODE_SERVER_BIN');
+const VSIX = mustEnv('TOKENIZER_LSP_VSIX');
+const PYTHON = mustEnv('TOKENIZER_LSP_PYTHON');
+const CORPUS = process.env.TOKENIZER_CORPUS || path.join(ROOT, '..', 'shared', 'corpus');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const TRACE = process.env.E2E_TRACE || 'messages';
+const EXTENSION_ID = 'tokenizer-lsp.tokenizer-lsp';
+const WAIT_SERVER_MS = 90_000; // first answers on an 11 MB file, on a slow 2-core machine
+
+function mustEnv(name) {
+  const v = process.env[name];
+  if (!v) {
+    console.error(`e2e: ${name} is not set (run scripts/vscode-e2e.sh)`);
+    process.exit(2);
+  }
+  return v;
+}
+
+const log = (msg) => console.error(`[e2e] ${msg}`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const norm = (s) => s.replace(/\u00a0/g, ' ').replace(/\u200b|\u200c/g, '');
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `fn` until it returns a truthy value or `timeoutMs` passes; returns the last value. */
+async function until(fn, timeoutMs, intervalMs = 500) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+    } catch (err) {
+      last = undefined;
+      if (Date.now() > end) throw err;
+    }
+    if (last) return last;
+    if (Date.now() > end) return last;
+    await sleep(intervalMs);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// setup: temp dirs, workspace, settings, extension install, code-server, chromium
+// ---------------------------------------------------------------------------------------------
+fs.rmSync(ART, { recursive: true, force: true });
+fs.mkdirSync(ART, { recursive: true });
+const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'tokenizer-lsp-e2e-'));
+const USER_DATA = path.join(TMP, 'user-data');
+const EXT_DIR = path.join(TMP, 'extensions');
+const WORKSPACE = path.join(TMP, 'workspace');
+const XDG = path.join(TMP, 'xdg');
+const childEnv = {
+  ...process.env,
+  XDG_CONFIG_HOME: path.join(XDG, 'config'),
+  XDG_DATA_HOME: path.join(XDG, 'data'),
+  XDG_CACHE_HOME: path.join(XDG, 'cache'),
+  XDG_STATE_HOME: path.join(XDG, 'state'),
+  XDG_RUNTIME_DIR: path.join(XDG, 'runtime'),
+};
+for (const d of ['config', 'data', 'cache', 'state', 'runtime']) fs.mkdirSync(path.join(XDG, d), { recursive: true, mode: 0o700 });
+
+const ws = buildWorkspace(WORKSPACE, ROOT, CORPUS);
+for (const n of ws.notes) log(n);
+
+const SETTINGS_FILE = path.join(USER_DATA, 'User', 'settings.json');
+const baseSettings = {
+  'tokenizerLsp.server.command': [PYTHON, '-m', 'tokenizer_lsp'],
+  'tokenizerLsp.trace.server': TRACE,
+  // Fragments are hints by default, which VS Code neither underlines nor lists in Problems.
+  'tokenizerLsp.diagnostics.severity': { 'utf8-fragment': 'warning' },
+  'editor.inlayHints.enabled': 'on',
+  'editor.hover.delay': 300,
+  'editor.minimap.enabled': false,
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'security.workspace.trust.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
+  'json.schemaDownload.enable': false,
+  'git.enabled': false,
+  'chat.commandCenter.enabled': false,
+  'window.restoreWindows': 'none',
+  'files.hotExit': 'off',
+};
+function writeSettings(extra = {}) {
+  fs.mkdirSync(path.dirname(SETTINGS_FILE), { recursive: true });
+  fs.writeFileSync(SETTINGS_FILE, JSON.stringify({ ...baseSettings, ...extra }, null, 2) + '\n');
+}
+writeSettings();
+
+const csArgs = ['--user-data-dir', USER_DATA, '--extensions-dir', EXT_DIR];
+log(`installing ${path.basename(VSIX)} into code-server`);
+const installOut = execFileSync(CODE_SERVER, [...csArgs, '--install-extension', VSIX], {
+  env: childEnv,
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'pipe'],
+  timeout: 120_000,
+});
+fs.writeFileSync(path.join(ART, 'install-extension.log'), installOut);
+const listed = execFileSync(CODE_SERVER, [...csArgs, '--list-extensions', '--show-versions'], { env: childEnv, encoding: 'utf8' });
+if (!listed.includes(EXTENSION_ID)) {
+  console.error(`e2e: the extension did not install:\n${installOut}\n${listed}`);
+  process.exit(1);
+}
+log(`installed: ${listed.trim().split('\n').join(', ')}`);
+
+const port = await freePort();
+const csLog = fs.openSync(path.join(ART, 'code-server.log'), 'w');
+const codeServer = spawn(
+  CODE_SERVER,
+  [
+    ...csArgs,
+    '--auth', 'none',
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--ignore-last-opened',
+    WORKSPACE,
+  ],
+  { env: childEnv, stdio: ['ignore', csLog, csLog], detached: false },
+);
+let codeServerExited = false;
+codeServer.on('exit', () => {
+  codeServerExited = true;
+});
+
+let browser;
+async function cleanup() {
+  try {
+    await browser?.close();
+  } catch {
+    /* gone */
+  }
+  if (!codeServerExited) {
+    codeServer.kill('SIGTERM');
+    await until(() => codeServerExited, 5000, 100);
+    if (!codeServerExited) codeServer.kill('SIGKILL');
+  }
+  collectLogs();
+  if (process.env.E2E_KEEP_TMP !== '1') fs.rmSync(TMP, { recursive: true, force: true });
+  else log(`kept ${TMP}`);
+}
+
+/** Copies the extension's log (output channel "Tokenizer LSP") and VS Code's logs to artifacts. */
+function collectLogs() {
+  const logsDir = path.join(USER_DATA, 'logs');
+  if (!fs.existsSync(logsDir)) return;
+  fs.cpSync(logsDir, path.join(ART, 'vscode-logs'), { recursive: true });
+  const found = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.includes(EXTENSION_ID) && e.name.endsWith('.log')) found.push(p);
+    }
+  };
+  walk(logsDir);
+  const text = found.map((p) => `==> ${path.relative(logsDir, p)} <==\n${fs.readFileSync(p, 'utf8')}`).join('\n');
+  fs.writeFileSync(path.join(ART, 'tokenizer-lsp-extension.log'), text || '(no extension log found)\n');
+}
+
+function extensionLog() {
+  const logsDir = path.join(USER_DATA, 'logs');
+  let text = '';
+  const walk = (d) => {
+    if (!fs.existsSync(d)) return;
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.includes(EXTENSION_ID) && e.name.endsWith('.log')) text += fs.readFileSync(p, 'utf8');
+    }
+  };
+  walk(logsDir);
+  return text;
+}
+
+process.on('SIGINT', async () => {
+  await cleanup();
+  process.exit(130);
+});
+
+// ---------------------------------------------------------------------------------------------
+// page helpers
+// ---------------------------------------------------------------------------------------------
+let page;
+const EDITOR_LINES = '.part.editor .editor-group-container.active .monaco-editor .view-lines';
+
+async function shot(name) {
+  const file = path.join(ART, `${name}.png`);
+  try {
+    await page.screenshot({ path: file });
+  } catch (err) {
+    log(`screenshot ${name} failed: ${err.message}`);
+  }
+  return path.relative(ROOT, file);
+}
+
+async function closeQuickInput() {
+  if (await page.locator('.quick-input-widget:visible').count()) await page.keyboard.press('Escape');
+}
+
+async function runCommand(title) {
+  await closeQuickInput();
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget:visible input');
+  await input.waitFor({ timeout: 10_000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Opens a workspace file by quick open and waits for its text on screen. */
+async function openFile(rel, expectText) {
+  await closeQuickInput();
+  await page.locator('.monaco-workbench').click({ position: { x: 5, y: 300 } }).catch(() => {});
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget:visible input');
+  await input.waitFor({ timeout: 10_000 });
+  await input.fill(rel);
+  const name = path.basename(rel);
+  await page
+    .locator('.quick-input-list .monaco-list-row', { hasText: name })
+    .filter({ hasText: path.dirname(rel) })
+    .first()
+    .waitFor({ timeout: 20_000 });
+  await page.keyboard.press('Enter');
+  await page.locator(`.part.editor .tab.active`, { hasText: name }).waitFor({ timeout: 60_000 });
+  await until(async () => norm(await page.locator(EDITOR_LINES).innerText()).includes(expectText), 60_000);
+}
+
+async function gotoLine(line) {
+  await closeQuickInput();
+  await page.keyboard.press('Control+G');
+  const input = page.locator('.quick-input-widget:visible input');
+  await input.waitFor({ timeout: 10_000 });
+  await input.fill(`:${line}`);
+  await sleep(200);
+  await page.keyboard.press('Enter');
+  await sleep(400);
+}
+
+async function editorText() {
+  return norm(await page.locator(EDITOR_LINES).innerText());
+}
+
+/** The rendered text of the visible line that starts (after indentation) with `prefix`. */
+async function renderedLine(prefix) {
+  const lines = (await editorText()).split('\n');
+  return lines.find((l) => l.trimStart().startsWith(prefix));
+}
+
+/** innerText of every visible hover widget. */
+async function hoverText() {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('.monaco-hover')]
+      .filter((el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden')
+      .map((el) => el.innerText)
+      .join('\n---\n'),
+  ).then(norm);
+}
+
+/** The span that shows `literal` (e.g. `"Ġt"`) in the editor, exactly. */
+function literalSpan(literal) {
+  return page
+    .locator(`${EDITOR_LINES} .view-line span span`)
+    .filter({ hasText: new RegExp(`^${literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) })
+    .first();
+}
+
+/** Moves the mouse onto `literal` until a hover containing every string of `want` shows. */
+async function hoverUntil(literal, want, timeoutMs) {
+  const span = literalSpan(literal);
+  await span.waitFor({ timeout: 20_000 });
+  let text = '';
+  const ok = await until(
+    async () => {
+      await page.mouse.move(5, 5);
+      await sleep(150);
+      const box = await span.boundingBox();
+      if (!box) return false;
+      await page.mouse.move(box.x + Math.min(box.width / 2, 12), box.y + box.height / 2, { steps: 3 });
+      const seen = await until(async () => {
+        text = await hoverText();
+        return want.every((w) => text.includes(w));
+      }, 3000, 250);
+      return seen;
+    },
+    timeoutMs,
+    500,
+  );
+  return { ok: Boolean(ok), text };
+}
+
+async function openProblems() {
+  await closeQuickInput();
+  await page.keyboard.press('Control+Shift+M');
+  await page.locator('.markers-panel').first().waitFor({ timeout: 10_000 });
+}
+
+async function problemsText() {
+  const panel = page.locator('.markers-panel').first();
+  if (!(await panel.count())) return '';
+  return norm(await panel.innerText());
+}
+
+// ---------------------------------------------------------------------------------------------
+// checks
+// ---------------------------------------------------------------------------------------------
+const results = [];
+async function check(name, fn) {
+  const started = Date.now();
+  let ok = false;
+  let detail = '';
+  try {
+    detail = (await fn()) || '';
+    ok = true;
+  } catch (err) {
+    detail = err instanceof Error ? err.message : String(err);
+  }
+  const shotPath = await shot(`${String(results.length + 1).padStart(2, '0')}-${name}`);
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  results.push({ name, ok });
+  console.log(`${ok ? 'PASS' : 'FAIL'} ${name} (${secs} s): ${detail.replace(/\s+/g, ' ').slice(0, 600)} [${shotPath}]`);
+}
+
+function fail(msg) {
+  throw new Error(msg);
+}
+
+const { hover, fragment } = ws.tokenizer;
+
+async function main() {
+  const ready = await until(async () => {
+    if (codeServerExited) fail('code-server exited; see artifacts/vscode/code-server.log');
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }, 60_000);
+  if (!ready) fail('code-server did not answer on /healthz within 60 s');
+
+  const profile = path.join(TMP, 'chromium-profile');
+  // A fresh profile: playwright passes it as --user-data-dir.
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1600, height: 1000 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  browser = context;
+  page = await context.newPage();
+  const consoleLines = [];
+  page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
+  process.on('exit', () => {
+    try {
+      fs.writeFileSync(path.join(ART, 'browser-console.log'), consoleLines.join('\n') + '\n');
+    } catch {
+      /* ignore */
+    }
+  });
+
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(WORKSPACE)}`);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 120_000 });
+  await page.locator('.explorer-folders-view').waitFor({ timeout: 60_000 });
+  await sleep(1500);
+
+  // 1. hover on a Ġ token of a real tokenizer.json
+  await check('hover-token', async () => {
+    await openFile(ws.tokenizer.rel, '"version"');
+    await gotoLine(hover.line);
+    const literal = JSON.stringify(hover.token);
+    const want = [hover.hex, String(hover.id)];
+    const { ok, text } = await hoverUntil(literal, want, WAIT_SERVER_MS);
+    if (!ok) fail(`hover on ${literal} (line ${hover.line}) should show ${want.map((w) => `"${w}"`).join(' and ')}; the hover showed: ${JSON.stringify(text || '(no hover)')}`);
+    const visibleText = hover.text.trim();
+    if (!text.includes(visibleText)) fail(`hover lacks the decoded text "${visibleText}": ${JSON.stringify(text)}`);
+    return `${ws.tokenizer.source}, ${literal} on line ${hover.line}: hover shows ${JSON.stringify(text.slice(0, 300))}`;
+  });
+  await page.mouse.move(5, 5);
+  await page.keyboard.press('Escape');
+
+  // 2. inlay hints in the editor text
+  await check('inlay-hints', async () => {
+    await gotoLine(hover.line);
+    const literal = JSON.stringify(hover.token);
+    const source = hover.source.trim();
+    let line;
+    const ok = await until(async () => {
+      line = await renderedLine(literal);
+      return line && line.trim() !== source && /^"[^"]*"(.+?):/.test(line.trim());
+    }, WAIT_SERVER_MS);
+    if (!ok) fail(`line ${hover.line} should show a hint after ${literal}; it reads ${JSON.stringify(line)} (file: ${JSON.stringify(source)})`);
+    const label = /^"[^"]*"(.+?):/.exec(line.trim())[1].trim();
+    const letters = hover.text.replace(/\s/g, '');
+    if (!label.includes(letters)) fail(`hint after ${literal} is ${JSON.stringify(label)}, expected the decoded text (with "${letters}")`);
+    return `line ${hover.line} renders as ${JSON.stringify(line.trim())} (hint ${JSON.stringify(label)}; file has ${JSON.stringify(source)})`;
+  });
+
+  // 3. utf8-fragment diagnostics
+  await check('fragment-diagnostics', async () => {
+    await gotoLine(fragment.line);
+    const squiggles = await until(async () => page.locator(`${EDITOR_LINES.replace(' .view-lines', '')} .squiggly-warning`).count(), WAIT_SERVER_MS);
+    await openProblems();
+    let problems = '';
+    const listed = await until(async () => {
+      problems = await problemsText();
+      return /utf8-fragment/.test(problems);
+    }, 30_000);
+    if (!listed) fail(`the Problems panel lists no utf8-fragment diagnostic (with severity set to warning); it shows ${JSON.stringify(problems.slice(0, 400))}; squiggles in view: ${squiggles || 0}`);
+    if (!squiggles) fail('Problems lists utf8-fragment but no warning squiggle is drawn near the fragment tokens');
+    // the hover over the fragment token carries the message too
+    const literal = JSON.stringify(fragment.token);
+    const { ok, text } = await hoverUntil(literal, [fragment.hex, 'utf8-fragment'], 20_000);
+    if (!ok) fail(`hover on the fragment ${literal} (line ${fragment.line}) should show the bytes ${fragment.hex} and the utf8-fragment diagnostic; it showed ${JSON.stringify(text)}`);
+    const first = problems.split('\n').find((l) => /fragment|continuation|UTF-8/i.test(l)) || '';
+    return `${squiggles} warning squiggles in view; Problems: ${JSON.stringify(first.trim())}; hover on ${literal}: ${JSON.stringify(text.slice(0, 200))}`;
+  });
+  await page.mouse.move(5, 5);
+  await page.keyboard.press('Escape');
+
+  // 4. a plain JSON file gets nothing
+  await check('plain-json-untouched', async () => {
+    await openFile(ws.plain.rel, '"demo-app"');
+    await sleep(4000); // longer than the debounce; the server has answered for the open file by now
+    const text = await editorText();
+    const extra = [];
+    for (const l of text.split('\n')) {
+      if (l.trim() && !ws.plain.lines.some((src) => src.trimEnd() === l.trimEnd())) extra.push(l);
+    }
+    if (extra.length) fail(`lines differ from the file (inlay hints?): ${JSON.stringify(extra)}`);
+    const { text: hoverShown } = await hoverUntil('"Ġtokenizer"', ['__never__'], 3000);
+    if (/\b[0-9A-F]{2}( [0-9A-F]{2})+\b|U\+[0-9A-F]{4}|bytes/i.test(hoverShown)) fail(`hover on "Ġtokenizer" shows token information: ${JSON.stringify(hoverShown)}`);
+    await page.mouse.move(5, 5);
+    await openProblems();
+    const problems = await problemsText();
+    if (problems.includes(path.basename(ws.plain.rel))) fail(`Problems lists ${path.basename(ws.plain.rel)}: ${JSON.stringify(problems.slice(0, 400))}`);
+    const squiggles = await page.locator(`${EDITOR_LINES.replace(' .view-lines', '')} [class*="squiggly-"]`).count();
+    if (squiggles) fail(`${squiggles} squiggles drawn in ${ws.plain.rel}`);
+    return `no hints, no token hover (${hoverShown ? JSON.stringify(hoverShown.slice(0, 80)) : 'no hover at all'}), no problems, no squiggles`;
+  });
+  await page.mouse.move(5, 5);
+  await page.keyboard.press('Escape');
+
+  // 5. language ids of .tiktoken and merges files, with their inlay hints
+  await check('tiktoken-and-merges-languages', async () => {
+    const mode = async () => norm(await page.locator('[id="status.editor.mode"]').innerText()).trim();
+    await openFile(ws.tiktoken.rel, ws.tiktoken.lines[0]);
+    const tikMode = await until(async () => (await mode()) === 'tiktoken' && 'tiktoken', 10_000);
+    if (!tikMode) fail(`language mode of ${ws.tiktoken.rel} is ${JSON.stringify(await mode())}, not "tiktoken"`);
+    const [b64] = ws.tiktoken.lines[0].split(' ');
+    let tikLine;
+    const tikHint = await until(async () => {
+      tikLine = await renderedLine(b64);
+      return tikLine && tikLine.trim() !== ws.tiktoken.lines[0].trim();
+    }, WAIT_SERVER_MS);
+    if (!tikHint) fail(`no inlay hint on line 1 of ${ws.tiktoken.rel}: it reads ${JSON.stringify(tikLine)}`);
+    await shot('05a-tiktoken');
+
+    await openFile(ws.merges.rel, ws.merges.lines[1]);
+    const mergesMode = await until(async () => (await mode()) === 'BPE merges' && 'BPE merges', 10_000);
+    if (!mergesMode) fail(`language mode of ${ws.merges.rel} is ${JSON.stringify(await mode())}, not "BPE merges"`);
+    let mergeLine;
+    const mergeHint = await until(async () => {
+      mergeLine = (await editorText()).split('\n').find((l) => l.startsWith(ws.merges.lines[1].split(' ')[0]));
+      return mergeLine && mergeLine.trim() !== ws.merges.lines[1].trim();
+    }, WAIT_SERVER_MS);
+    if (!mergeHint) fail(`no inlay hint on the merge ${JSON.stringify(ws.merges.lines[1])}: it reads ${JSON.stringify(mergeLine)}`);
+    return `tiktoken: mode "tiktoken", line 1 ${JSON.stringify(tikLine.trim())}; merges: mode "BPE merges", line 2 ${JSON.stringify(mergeLine.trim())}`;
+  });
+
+  // 6. a settings change reaches the running server (no restart)
+  await check('settings-live-update', async () => {
+    const startsBefore = (extensionLog().match(/Starting server:/g) || []).length;
+    await openFile(ws.tokenizer.rel, '"version"');
+    await gotoLine(hover.line);
+    const literal = JSON.stringify(hover.token);
+    const hinted = await until(async () => {
+      const l = await renderedLine(literal);
+      return l && l.trim() !== hover.source.trim();
+    }, WAIT_SERVER_MS);
+    if (!hinted) fail('no hint to start from');
+    writeSettings({ 'tokenizerLsp.inlayHints.mode': 'off' });
+    let line;
+    const gone = await until(async () => {
+      line = await renderedLine(literal);
+      return line && line.trim() === hover.source.trim();
+    }, 30_000);
+    if (!gone) {
+      // VS Code asks again only on workspace/inlayHint/refresh or when the view changes.
+      await gotoLine(hover.line + 200);
+      await gotoLine(hover.line);
+      const goneAfterScroll = await until(async () => {
+        line = await renderedLine(literal);
+        return line && line.trim() === hover.source.trim();
+      }, 15_000);
+      if (goneAfterScroll) fail(`hints went away only after scrolling: the server did not send workspace/inlayHint/refresh after the settings change`);
+      fail(`after setting tokenizerLsp.inlayHints.mode to "off", line ${hover.line} still reads ${JSON.stringify(line)}`);
+    }
+    const startsAfter = (extensionLog().match(/Starting server:/g) || []).length;
+    if (startsAfter !== startsBefore) fail(`the server was restarted (${startsBefore} -> ${startsAfter} starts)`);
+    writeSettings();
+    return `with mode "off" line ${hover.line} reads ${JSON.stringify(line.trim())} without a restart`;
+  });
+}
+
+let fatal;
+try {
+  await main();
+} catch (err) {
+  fatal = err;
+  console.log(`FAIL setup: ${err instanceof Error ? err.message : String(err)}`);
+  if (page) await shot('00-setup-failure');
+}
+await cleanup();
+const passed = results.filter((r) => r.ok).length;
+const failed = results.length - passed + (fatal ? 1 : 0);
+console.log(`${passed} passed, ${failed} failed`);
+console.log(`artifacts: ${path.relative(ROOT, ART)}/ (screenshots, tokenizer-lsp-extension.log, code-server.log)`);
+process.exit(failed ? 1 : 0);
