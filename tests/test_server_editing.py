@@ -1,0 +1,229 @@
+"""LSP sessions on hand-made and real files: edits, robustness, every format, settings."""
+
+import asyncio
+import json
+import sys
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from .conftest import ROOT, corpus_file
+from .test_server import capabilities
+
+EXAMPLE = ROOT / "examples" / "tokenizer.json"
+
+
+def make_fixture(encodings=("utf-16",), init_options=None):
+    @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
+    async def fixture(lsp_client: LanguageClient):
+        lsp_client.refreshes = 0
+
+        @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+        def on_refresh(params):
+            lsp_client.refreshes += 1
+
+        await lsp_client.initialize_session(types.InitializeParams(
+            capabilities=capabilities(encodings), initialization_options=init_options))
+        yield
+        await lsp_client.shutdown_session()
+
+    return fixture
+
+
+client = make_fixture()
+utf8_client = make_fixture(("utf-8", "utf-16"))
+ws_client = make_fixture(init_options={"inlayHints": {"mode": "whitespace"},
+                                       "diagnostics": {"severity": {"utf8-fragment": "warning"}, "debounceMs": 10}})
+
+
+def ident(uri):
+    return types.TextDocumentIdentifier(uri)
+
+
+async def diagnostics_for_version(client, uri, version, timeout=20.0):
+    """Wait until diagnostics for exactly this version are published."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        try:
+            params = await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), end - loop.time())
+        except asyncio.TimeoutError:
+            break
+        if params.uri == uri and params.version == version:
+            return params.diagnostics
+    raise AssertionError(f"no diagnostics for version {version}")
+
+
+async def open_doc(client, uri, text, language="json", version=1):
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id=language, version=version, text=text)))
+    return await diagnostics_for_version(client, uri, version)
+
+
+async def hover(client, uri, line, character):
+    for _ in range(200):
+        h = await client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(line, character)))
+        if h is not None:
+            return h
+        await asyncio.sleep(0.05)
+    return None
+
+
+def change(client, uri, version, start, end, text):
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        [types.TextDocumentContentChangePartial(range=types.Range(types.Position(*start), types.Position(*end)), text=text)]))
+
+
+def find(text, needle):
+    for i, line in enumerate(text.split("\n")):
+        if needle in line:
+            return i, line.index(needle)
+    raise AssertionError(needle)
+
+
+async def test_edit_breaks_then_repairs_json(client: LanguageClient, tmp_path):
+    text = EXAMPLE.read_text(encoding="utf-8")
+    uri = (tmp_path / "tokenizer.json").as_uri()
+    first = await open_doc(client, uri, text)
+    fragments = sum(d.code == "utf8-fragment" for d in first)
+    assert fragments > 0
+    line, col = find(text, '"ĠâĪ"')
+    h = await hover(client, uri, line, col + 1)
+    assert "`20 E2 88`" in h.contents.value
+    # delete the closing quote of a key: the JSON breaks
+    change(client, uri, 2, (line, col + 4), (line, col + 5), "")
+    broken = await diagnostics_for_version(client, uri, 2)
+    assert [d.code for d in broken] == ["json-syntax"] and broken[0].severity == types.DiagnosticSeverity.Error
+    assert broken[0].range.start.line == line
+    # hovers keep answering from the last good index while the JSON is broken
+    h = await hover(client, uri, line, col + 1)
+    assert h is not None and "E2 88" in h.contents.value
+    # put it back: the findings return
+    change(client, uri, 3, (line, col + 4), (line, col + 4), '"')
+    repaired = await diagnostics_for_version(client, uri, 3)
+    assert sum(d.code == "utf8-fragment" for d in repaired) == fragments
+
+
+async def test_edit_inside_a_token_updates_findings(client: LanguageClient, tmp_path):
+    text = EXAMPLE.read_text(encoding="utf-8")
+    uri = (tmp_path / "tokenizer.json").as_uri()
+    first = await open_doc(client, uri, text)
+    line, col = find(text, '"en": ')
+    # rename the token "en" to "eX": merges that produce "en" now reference a missing result
+    change(client, uri, 2, (line, col + 2), (line, col + 3), "X")
+    after = await diagnostics_for_version(client, uri, 2)
+    missing = [d for d in after if d.code == "merge-result-missing"]
+    assert missing and all("`en`" in d.message for d in missing)
+    assert len(after) > len(first)
+
+
+async def test_non_tokenizer_json_gets_nothing(client: LanguageClient, tmp_path):
+    uri = (tmp_path / "package.json").as_uri()
+    text = json.dumps({"name": "x", "vocab": {"Ġa": 1}, "dependencies": {"Ġb": "1.0"}}, indent=2)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    await asyncio.sleep(0.5)
+    assert uri not in client.diagnostics
+    assert await client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(2, 5))) is None
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(ident(uri), types.Range(types.Position(0, 0), types.Position(9, 0))))
+    assert not hints
+
+
+async def test_robustness(client: LanguageClient, tmp_path):
+    cases = {
+        "garbage/tokenizer.json": "\x00\x01\ufffd\x7f binary \x02{[",
+        "empty/tokenizer.json": "",
+        "truncated/tokenizer.json": EXAMPLE.read_text(encoding="utf-8")[:5000],
+        "surrogate/vocab.json": '{"\\ud800": 0, "a": 1}',
+        "long/vocab.json": json.dumps({f"Ġtok{i}": i for i in range(60000)}, ensure_ascii=False),
+    }
+    for rel, text in cases.items():
+        uri = (tmp_path / rel).as_uri()
+        diags = await open_doc(client, uri, text)
+        if rel.startswith("long"):
+            assert diags == [] or all(d.code != "json-syntax" for d in diags)
+        else:
+            assert [d.code for d in diags] == ["json-syntax"], rel
+    # the server still serves the long one-line file: hover far into the line
+    long_text = cases["long/vocab.json"]
+    uri = (tmp_path / "long/vocab.json").as_uri()
+    col = long_text.index('"Ġtok59999"') + 3
+    h = await hover(client, uri, 0, col)
+    assert h is not None and "id 59999" in h.contents.value and h.range.start.character == col - 3
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        ident(uri), types.Range(types.Position(0, col - 2000), types.Position(0, col + 20))))
+    assert hints and hints[-1].label == "␣tok59999"
+
+
+async def test_close_clears_diagnostics(client: LanguageClient, tmp_path):
+    uri = (tmp_path / "tokenizer.json").as_uri()
+    await open_doc(client, uri, EXAMPLE.read_text(encoding="utf-8"))
+    client.text_document_did_close(types.DidCloseTextDocumentParams(ident(uri)))
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert params.uri == uri and list(params.diagnostics) == []
+
+
+async def test_pull_diagnostics(client: LanguageClient, tmp_path):
+    uri = (tmp_path / "tokenizer.json").as_uri()
+    pushed = await open_doc(client, uri, EXAMPLE.read_text(encoding="utf-8"))
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(ident(uri)))
+    assert [d.code for d in report.items] == [d.code for d in pushed]
+
+
+async def test_encoder_json_one_line_with_escapes(client: LanguageClient):
+    path = corpus_file("gpt2-openai/encoder.json")
+    text = path.read_text(encoding="utf-8")
+    uri = path.as_uri()
+    diags = await open_doc(client, uri, text)
+    assert sum(d.code == "utf8-fragment" for d in diags) == 344
+    col = text.index('"\\u0120the"')
+    h = await hover(client, uri, 0, col + 3)
+    assert "`20 74 68 65`" in h.contents.value and "id 262" in h.contents.value
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        ident(uri), types.Range(types.Position(0, col), types.Position(0, col + 2000))))
+    assert hints[0].label == "␣the" and hints[0].position == types.Position(0, col + len('"\\u0120the"'))
+    assert all(h.position.line == 0 for h in hints) and len(hints) > 20
+
+
+async def test_merges_and_tiktoken_hover(client: LanguageClient):
+    merges = corpus_file("whisper-gpt2/merges.txt")
+    text = merges.read_text(encoding="utf-8")
+    uri = merges.as_uri()
+    diags = await open_doc(client, uri, text, language="bpe-merges")
+    assert list(diags) == []
+    h = await hover(client, uri, 1, 0)  # "Ġ t", rank 0
+    assert "`20`" in h.contents.value and "merge rank 0" in h.contents.value and "id 220" in h.contents.value
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(ident(uri), types.Range(types.Position(1, 0), types.Position(2, 0))))
+    assert [h.label for h in hints] == ["␣"] and hints[0].position == types.Position(1, 1)
+    tk = corpus_file("openai-tiktoken/o200k_base.tiktoken")
+    ttext = tk.read_text(encoding="utf-8")
+    turi = tk.as_uri()
+    tdiags = await open_doc(client, turi, ttext, language="tiktoken")
+    assert sum(d.code == "utf8-fragment" for d in tdiags) == 1562
+    h = await hover(client, turi, 0, 1)
+    assert "`21`" in h.contents.value and "rank 0" in h.contents.value
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(ident(turi), types.Range(types.Position(0, 0), types.Position(10, 0))))
+    assert len(hints) == 10 and hints[0].label == "!" and hints[0].position == types.Position(0, 4)
+
+
+async def test_utf8_position_encoding(utf8_client: LanguageClient, tmp_path):
+    text = '{\n  "é😀": 0,\n  "âĪ": 1\n}\n'
+    uri = (tmp_path / "vocab.json").as_uri()
+    diags = await open_doc(utf8_client, uri, text)
+    frag = [d for d in diags if d.code == "utf8-fragment"]
+    assert frag[-1].range.start == types.Position(2, 2) and frag[-1].range.end == types.Position(2, 2 + 1 + 4 + 1)
+    # "é😀" is outside the byte alphabet (😀): its range in UTF-8 bytes is 1 + 2 + 4 + 1 long
+    nbl = [d for d in diags if d.code == "not-byte-level"]
+    assert nbl[0].range.end.character - nbl[0].range.start.character == 8
+
+
+async def test_settings_from_initialization_options(ws_client: LanguageClient, tmp_path):
+    text = EXAMPLE.read_text(encoding="utf-8")
+    uri = (tmp_path / "tokenizer.json").as_uri()
+    diags = await open_doc(ws_client, uri, text)
+    frag = [d for d in diags if d.code == "utf8-fragment"]
+    assert frag and all(d.severity == types.DiagnosticSeverity.Warning for d in frag)
+    await hover(ws_client, uri, 0, 0)
+    hints = await ws_client.text_document_inlay_hint_async(types.InlayHintParams(
+        ident(uri), types.Range(types.Position(0, 0), types.Position(len(text.split("\n")), 0))))
+    assert hints and all(("␣" in h.label) or ("\\" in h.label) for h in hints)
