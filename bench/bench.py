@@ -1,0 +1,333 @@
+"""Benchmark: tokenizer-lsp on real vocabularies, side by side with HF tokenizers.
+
+    python bench/bench.py                 # qwen3, llama3, gemma3, gpt2 encoder.json, + scaling
+    python bench/bench.py --quick         # small file, one round (CI keeps it working)
+    python bench/bench.py --files qwen3/tokenizer.json --rounds 5
+
+Measures, interleaved per round (server open, then from_file, on the same file):
+open-to-diagnostics through a real LSP client over stdio vs tokenizers.Tokenizer.from_file;
+hover p50/p99 over random token positions; inlay hints for 100-line ranges (and 2000-char
+ranges of one-line files); a one-character edit inside a token to refreshed diagnostics, with
+hover latency during that re-index; peak RSS of the server / file size; and 2x/4x files built
+from real ones. Prints a table and writes JSON (bench/results/latest.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+from pygls.protocol import LanguageServerProtocol, default_converter
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(os.environ.get("TOKENIZER_CORPUS", ROOT.parent / "shared" / "corpus"))
+DEFAULT_FILES = ["qwen3/tokenizer.json", "llama3/tokenizer.json", "gemma3/tokenizer.json", "gpt2-openai/encoder.json"]
+KEY = re.compile(r'"((?:[^"\\]|\\.)+)":\s*-?\d')
+
+
+class Utf8ClientProtocol(LanguageServerProtocol):
+    """Sends raw UTF-8 like VS Code's JSON.stringify (pygls' client escapes all non-ASCII)."""
+
+    def _send_data(self, data):
+        if not data:
+            return
+        body = json.dumps(data, default=self._serialize_message, ensure_ascii=False).encode("utf-8")
+        self.writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+
+class Session:
+    def __init__(self) -> None:
+        self.client = LanguageClient("bench", "1", protocol_cls=Utf8ClientProtocol, converter_factory=default_converter)
+        self.published: dict[tuple[str, int], float] = {}
+        self.counts: dict[tuple[str, int], int] = {}
+        self.waiters: dict[tuple[str, int], asyncio.Future] = {}
+
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diags(params: types.PublishDiagnosticsParams):
+            key = (params.uri, params.version)
+            self.published[key] = time.perf_counter()
+            self.counts[key] = len(params.diagnostics)
+            fut = self.waiters.pop(key, None)
+            if fut and not fut.done():
+                fut.set_result(self.published[key])
+
+        @self.client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+        def on_refresh(params):
+            return None
+
+    async def start(self) -> None:
+        await self.client.start_io(sys.executable, "-m", "tokenizer_lsp")
+        caps = types.ClientCapabilities(
+            text_document=types.TextDocumentClientCapabilities(
+                hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
+                inlay_hint=types.InlayHintClientCapabilities(),
+                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)),
+            workspace=types.WorkspaceClientCapabilities(inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True)),
+        )
+        await self.client.initialize_async(types.InitializeParams(capabilities=caps, process_id=os.getpid()))
+        self.client.initialized(types.InitializedParams())
+
+    @property
+    def pid(self) -> int:
+        return self.client._server.pid
+
+    def wait_for(self, uri: str, version: int) -> asyncio.Future:
+        fut = asyncio.get_running_loop().create_future()
+        if (uri, version) in self.published:
+            fut.set_result(self.published[(uri, version)])
+        else:
+            self.waiters[(uri, version)] = fut
+        return fut
+
+    async def stop(self) -> None:
+        try:
+            await asyncio.wait_for(self.client.shutdown_async(None), 10)
+            self.client.exit(None)
+        except Exception:
+            pass
+        try:
+            await asyncio.wait_for(self.client.stop(), 10)
+        except Exception:
+            self.client._server.kill()
+
+
+def peak_rss(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+
+
+def key_positions(text: str, n: int, rng: random.Random) -> list[tuple[int, int, str]]:
+    """Random (line, utf16 column inside the key, key) positions of vocab keys."""
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    keys = [m for m in KEY.finditer(text)]
+    out = []
+    for m in rng.sample(keys, min(n, len(keys))):
+        off = m.start() + 1
+        import bisect
+        line = bisect.bisect_right(line_starts, off) - 1
+        col = len(text[line_starts[line]:off].encode("utf-16-le")) // 2
+        out.append((line, col, m.group(1)))
+    return out
+
+
+async def measure_file(path: Path, rounds: int, hovers: int, rng: random.Random, scale_label: str = "1x") -> dict:
+    import tokenizers
+
+    text = path.read_text(encoding="utf-8")
+    size = len(text.encode("utf-8"))
+    lines = text.split("\n")
+    one_line = len(lines) <= 2
+    opens, loads, rss = [], [], []
+    res: dict = {"file": str(path), "scale": scale_label, "bytes": size}
+    for r in range(rounds):
+        s = Session()
+        await s.start()
+        uri = path.as_uri() if r == 0 else path.as_uri() + f"?r={r}"
+        uri = path.as_uri()
+        t0 = time.perf_counter()
+        s.client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+        t1 = await s.wait_for(uri, 1)
+        opens.append(t1 - t0)
+        res["diagnostics"] = s.counts[(uri, 1)]
+        if r == rounds - 1:
+            res.update(await measure_lookups(s, uri, text, lines, one_line, hovers, rng))
+        rss.append(peak_rss(s.pid))
+        await s.stop()
+        t0 = time.perf_counter()
+        tokenizers.Tokenizer.from_file(str(path))
+        loads.append(time.perf_counter() - t0)
+    res["open_to_diagnostics_s"] = statistics.median(opens)
+    res["from_file_s"] = statistics.median(loads)
+    res["ratio"] = res["open_to_diagnostics_s"] / res["from_file_s"]
+    res["open_runs_s"] = opens
+    res["from_file_runs_s"] = loads
+    res["peak_rss_bytes"] = max(rss)
+    res["rss_over_size"] = max(rss) / size
+    return res
+
+
+async def timed(coro) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    out = await coro
+    return time.perf_counter() - t0, out
+
+
+async def measure_lookups(s: Session, uri: str, text: str, lines: list[str], one_line: bool, hovers: int, rng) -> dict:
+    c = s.client
+    doc = types.TextDocumentIdentifier(uri)
+    positions = key_positions(text, hovers, rng)
+    # wait until lookups are ready (first hover answered)
+    line, col, _ = positions[0]
+    for _ in range(600):
+        if await c.text_document_hover_async(types.HoverParams(doc, types.Position(line, col + 1))):
+            break
+        await asyncio.sleep(0.02)
+    lat = []
+    answered = 0
+    for line, col, _ in positions:
+        dt, h = await timed(c.text_document_hover_async(types.HoverParams(doc, types.Position(line, col + 1))))
+        lat.append(dt)
+        answered += h is not None
+    out = {"hover_p50_ms": pct(lat, 50) * 1e3, "hover_p99_ms": pct(lat, 99) * 1e3, "hover_answered": f"{answered}/{len(positions)}"}
+    hint_lat = []
+    hint_counts = []
+    for _ in range(60):
+        if one_line:
+            line = 0
+            start = rng.randrange(0, max(1, len(lines[0]) - 2000))
+            rng_ = types.Range(types.Position(0, start), types.Position(0, start + 2000))
+        else:
+            first = rng.randrange(0, max(1, len(lines) - 100))
+            rng_ = types.Range(types.Position(first, 0), types.Position(first + 100, 0))
+        dt, hints = await timed(c.text_document_inlay_hint_async(types.InlayHintParams(doc, rng_)))
+        hint_lat.append(dt)
+        hint_counts.append(len(hints or []))
+    out.update({"hints_range": "2000 chars" if one_line else "100 lines", "hints_p50_ms": pct(hint_lat, 50) * 1e3,
+                "hints_p99_ms": pct(hint_lat, 99) * 1e3, "hints_per_range_median": statistics.median(hint_counts)})
+    # one-character edit inside a token in the middle of the vocab
+    mid = sorted(positions, key=lambda p: (p[0], p[1]))[len(positions) // 2]
+    line, col, key = mid
+    edit_pos = types.Position(line, col + 1)
+    t0 = time.perf_counter()
+    c.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        [types.TextDocumentContentChangePartial(range=types.Range(edit_pos, edit_pos), text="x")]))
+    fut = s.wait_for(uri, 2)
+    during = []
+    while not fut.done():
+        hl, hc, _ = rng.choice(positions)
+        dt, _ = await timed(c.text_document_hover_async(types.HoverParams(doc, types.Position(hl, hc + 1))))
+        if not fut.done():
+            during.append(dt)
+        await asyncio.sleep(0.005)
+    t1 = await fut
+    out.update({"edit_to_diagnostics_ms": (t1 - t0) * 1e3, "hover_during_reindex_p50_ms": pct(during, 50) * 1e3,
+                "hover_during_reindex_p99_ms": pct(during, 99) * 1e3, "hover_during_reindex_max_ms": max(during, default=float("nan")) * 1e3,
+                "hovers_during_reindex": len(during)})
+    return out
+
+
+def scaled_copy(src: Path, factor: int, folder: Path) -> Path:
+    """A real tokenizer.json made `factor` times larger: every token t also appears as t~~k,
+    and every merge (a, b) as (a, b~~k), whose result (a+b)~~k exists; ids shifted per copy."""
+    import orjson
+
+    obj = orjson.loads(src.read_bytes())
+    model = obj["model"]
+    vocab = model["vocab"]
+    n = max(vocab.values()) + 1 + len(obj.get("added_tokens", []))
+    new_vocab = dict(vocab)
+    merges = list(model.get("merges") or [])
+    new_merges = list(merges)
+    for k in range(1, factor):
+        suffix = f"~~{k}"
+        new_vocab.update({t + suffix: i + k * n for t, i in vocab.items()})
+        for m in merges:
+            if isinstance(m, list):
+                new_merges.append([m[0], m[1] + suffix])
+            else:
+                a, b = m.split(" ", 1)
+                new_merges.append(f"{a} {b}{suffix}")
+    model["vocab"] = new_vocab
+    model["merges"] = new_merges
+    out = folder / f"{src.parent.name}-x{factor}" / "tokenizer.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(orjson.dumps(obj, option=orjson.OPT_INDENT_2))
+    return out
+
+
+def table(rows: list[dict]) -> str:
+    cols = [("file", lambda r: f"{Path(r['file']).parent.name}/{Path(r['file']).name} {r['scale']}"),
+            ("MB", lambda r: f"{r['bytes'] / 1e6:.1f}"),
+            ("open→diag s", lambda r: f"{r['open_to_diagnostics_s']:.3f}"),
+            ("from_file s", lambda r: f"{r['from_file_s']:.3f}"),
+            ("ratio", lambda r: f"{r['ratio']:.2f}"),
+            ("hover p50/p99 ms", lambda r: f"{r['hover_p50_ms']:.1f}/{r['hover_p99_ms']:.1f}"),
+            ("hints p50/p99 ms", lambda r: f"{r['hints_p50_ms']:.1f}/{r['hints_p99_ms']:.1f} ({r['hints_range']})"),
+            ("edit→diag ms", lambda r: f"{r['edit_to_diagnostics_ms']:.0f}"),
+            ("hover in reindex p50/p99 ms", lambda r: f"{r['hover_during_reindex_p50_ms']:.1f}/{r['hover_during_reindex_p99_ms']:.1f}"),
+            ("RSS/size", lambda r: f"{r['rss_over_size']:.1f}x")]
+    cells = [[name for name, _ in cols]] + [[f(r) for _, f in cols] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells)
+
+
+async def main_async(args) -> int:
+    rng = random.Random(1234)
+    rows = []
+    if args.quick:
+        files = [ROOT / "examples" / "tokenizer.json"]
+        if (CORPUS / "llama2/tokenizer.json").is_file():
+            files = [CORPUS / "llama2/tokenizer.json"]
+    else:
+        files = [CORPUS / f for f in args.files]
+        missing = [str(f) for f in files if not f.is_file()]
+        if missing:
+            print(f"corpus files missing: {', '.join(missing)} (set TOKENIZER_CORPUS)", file=sys.stderr)
+            return 2
+    for f in files:
+        row = await measure_file(f, args.rounds, args.hovers, rng)
+        rows.append(row)
+        print(table([row]).split("\n")[1], flush=True)
+    if args.scale and not args.quick:
+        base = CORPUS / args.scale
+        with tempfile.TemporaryDirectory() as tmp:
+            for factor in (2, 4):
+                big = scaled_copy(base, factor, Path(tmp))
+                row = await measure_file(big, args.rounds, args.hovers, rng, f"{factor}x")
+                rows.append(row)
+                print(table([row]).split("\n")[1], flush=True)
+        one = next((r for r in rows if r["file"] == str(base)), None)
+        if one:
+            for r in rows:
+                if r["scale"] != "1x":
+                    r["time_growth_vs_1x"] = r["open_to_diagnostics_s"] / one["open_to_diagnostics_s"]
+    print()
+    print(table(rows))
+    for r in rows:
+        if "time_growth_vs_1x" in r:
+            print(f"{r['scale']}: open→diagnostics grows {r['time_growth_vs_1x']:.2f}x for {r['scale']} the size")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"machine_cores": os.cpu_count(), "rows": rows}, indent=2))
+    print(f"\nwrote {out}")
+    return 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--files", nargs="+", default=DEFAULT_FILES, help="paths relative to the corpus")
+    p.add_argument("--rounds", type=int, default=3, help="runs per file (medians reported)")
+    p.add_argument("--hovers", type=int, default=300)
+    p.add_argument("--scale", default="qwen3/tokenizer.json", help="file to scale 2x and 4x ('' to skip)")
+    p.add_argument("--quick", action="store_true", help="one small file, one round")
+    p.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.json"))
+    args = p.parse_args()
+    if args.quick:
+        args.rounds, args.hovers = 1, 50
+    return asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
