@@ -13,7 +13,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from . import __version__
+from . import __version__, transport
 from .analysis import companion_vocab_path, load_vocab_file
 from .documents import Change, OpenDocument, apply_changes
 from .features.diagnostics import diagnostics_for
@@ -33,6 +33,10 @@ def uri_to_path(uri: str) -> str | None:
 
 class TokenizerProtocol(LanguageServerProtocol):
     """Keeps document text ourselves (bytes per version) instead of pygls' workspace copy."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.pending_texts: dict[tuple[str, int], bytes] = {}  # filled by transport.loads
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
@@ -77,7 +81,9 @@ class TokenizerServer(LanguageServer):
 
     def open_document(self, params: types.DidOpenTextDocumentParams) -> None:
         td = params.text_document
-        data = td.text.encode("utf-8", "surrogatepass")
+        data = self.protocol.pending_texts.pop((td.uri, td.version), None)
+        if data is None:
+            data = td.text.encode("utf-8", "surrogatepass")
         doc = OpenDocument(td.uri, uri_to_path(td.uri), td.version, data)
         self.docs[td.uri] = doc
         if td.language_id not in ("json", "jsonc", "tiktoken", "bpe-merges", "plaintext") and not (
@@ -276,6 +282,7 @@ def on_pull_diagnostics(ls: TokenizerServer, params: types.DocumentDiagnosticPar
 
 
 def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
+    transport.install()
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if tcp:

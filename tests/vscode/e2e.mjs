@@ -97,6 +97,8 @@ const baseSettings = {
   'tokenizerLsp.trace.server': TRACE,
   // Fragments are hints by default, which VS Code neither underlines nor lists in Problems.
   'tokenizerLsp.diagnostics.severity': { 'utf8-fragment': 'warning' },
+  // VS Code in a browser asks before opening files over 10 MB (qwen3's tokenizer.json is 11 MB).
+  'workbench.editorLargeFileConfirmation': 1024,
   'editor.inlayHints.enabled': 'on',
   'editor.hover.delay': 300,
   'editor.minimap.enabled': false,
