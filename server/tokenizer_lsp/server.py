@@ -6,6 +6,7 @@ import asyncio
 import gc
 import logging
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import unquote, urlparse
 
@@ -33,10 +34,6 @@ def uri_to_path(uri: str) -> str | None:
 
 class TokenizerProtocol(LanguageServerProtocol):
     """Keeps document text ourselves (bytes per version) instead of pygls' workspace copy."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.pending_texts: dict[tuple[str, int], bytes] = {}  # filled by transport.loads
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
@@ -81,9 +78,8 @@ class TokenizerServer(LanguageServer):
 
     def open_document(self, params: types.DidOpenTextDocumentParams) -> None:
         td = params.text_document
-        data = self.protocol.pending_texts.pop((td.uri, td.version), None)
-        if data is None:
-            data = td.text.encode("utf-8", "surrogatepass")
+        log.info("open %s v%s", td.uri.rsplit("/", 1)[-1], td.version)
+        data = td.text.encode("utf-8", "surrogatepass")
         doc = OpenDocument(td.uri, uri_to_path(td.uri), td.version, data)
         self.docs[td.uri] = doc
         if td.language_id not in ("json", "jsonc", "tiktoken", "bpe-merges", "plaintext") and not (
@@ -131,11 +127,14 @@ class TokenizerServer(LanguageServer):
         version, data = doc.version, doc.data
         loop = asyncio.get_running_loop()
         assume = doc.was_tokenizer
+        started = time.perf_counter()
         try:
             idx, diags = await loop.run_in_executor(self.indexer, self._build, data, doc.path, assume)
         except Exception:  # a bug in one document must not take the server down
             log.exception("indexing %s failed", uri)
             return
+        log.info("%s v%s: %s, %d findings in %.0f ms", uri.rsplit("/", 1)[-1], version,
+                 idx.format or "not a tokenizer file", len(diags), (time.perf_counter() - started) * 1e3)
         if self.docs.get(uri) is not doc or doc.version != version:
             return  # stale: a newer version is queued
         doc.index = idx

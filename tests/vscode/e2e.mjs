@@ -250,19 +250,19 @@ async function runCommand(title) {
 /** Opens a workspace file by quick open and waits for its text on screen. */
 async function openFile(rel, expectText) {
   await closeQuickInput();
-  await page.locator('.monaco-workbench').click({ position: { x: 5, y: 300 } }).catch(() => {});
   await page.keyboard.press('Control+P');
   const input = page.locator('.quick-input-widget:visible input');
   await input.waitFor({ timeout: 10_000 });
   await input.fill(rel);
   const name = path.basename(rel);
-  await page
+  const row = page
     .locator('.quick-input-list .monaco-list-row', { hasText: name })
     .filter({ hasText: path.dirname(rel) })
-    .first()
-    .waitFor({ timeout: 20_000 });
-  await page.keyboard.press('Enter');
-  await page.locator(`.part.editor .tab.active`, { hasText: name }).waitFor({ timeout: 60_000 });
+    .first();
+  await row.waitFor({ timeout: 20_000 });
+  await sleep(300);
+  await row.click();
+  await page.locator('.part.editor .editor-group-container.active .tab.active', { hasText: name }).waitFor({ timeout: 60_000 });
   await until(async () => norm(await page.locator(EDITOR_LINES).innerText()).includes(expectText), 60_000);
 }
 
@@ -297,35 +297,59 @@ async function hoverText() {
   ).then(norm);
 }
 
-/** The span that shows `literal` (e.g. `"Ġt"`) in the editor, exactly. */
-function literalSpan(literal) {
-  return page
-    .locator(`${EDITOR_LINES} .view-line span span`)
-    .filter({ hasText: new RegExp(`^${literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) })
-    .first();
+/**
+ * Screen point of the character just inside `literal` (e.g. the `Ġ` of `"Ġt"`) on the visible
+ * line whose text starts with it. Works however Monaco splits the line into spans (unicode
+ * highlights, inlay hints).
+ */
+async function literalPoint(literal) {
+  return page.evaluate(
+    ({ selector, literal }) => {
+      for (const line of document.querySelectorAll(`${selector} .view-line`)) {
+        const text = line.textContent.replace(/\u00a0/g, ' ');
+        const at = text.indexOf(literal);
+        if (at < 0 || text.slice(0, at).trim() !== '') continue;
+        const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+        let offset = 0;
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const len = node.textContent.length;
+          const want = at + 1; // first character inside the quotes
+          if (want < offset + len) {
+            const range = document.createRange();
+            range.setStart(node, want - offset);
+            range.setEnd(node, Math.min(want - offset + 1, len));
+            const r = range.getBoundingClientRect();
+            return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+          }
+          offset += len;
+        }
+      }
+      return null;
+    },
+    { selector: EDITOR_LINES, literal },
+  );
 }
 
 /** Moves the mouse onto `literal` until a hover containing every string of `want` shows. */
 async function hoverUntil(literal, want, timeoutMs) {
-  const span = literalSpan(literal);
-  await span.waitFor({ timeout: 20_000 });
   let text = '';
+  let point = null;
   const ok = await until(
     async () => {
+      point = await literalPoint(literal);
+      if (!point) return false;
       await page.mouse.move(5, 5);
       await sleep(150);
-      const box = await span.boundingBox();
-      if (!box) return false;
-      await page.mouse.move(box.x + Math.min(box.width / 2, 12), box.y + box.height / 2, { steps: 3 });
-      const seen = await until(async () => {
+      await page.mouse.move(point.x, point.y, { steps: 3 });
+      return until(async () => {
         text = await hoverText();
         return want.every((w) => text.includes(w));
       }, 3000, 250);
-      return seen;
     },
     timeoutMs,
     500,
   );
+  if (!point) text = `(${literal} is not on screen)`;
   return { ok: Boolean(ok), text };
 }
 
@@ -345,7 +369,9 @@ async function problemsText() {
 // checks
 // ---------------------------------------------------------------------------------------------
 const results = [];
+const ONLY = (process.env.E2E_ONLY || '').split(',').filter(Boolean);
 async function check(name, fn) {
+  if (ONLY.length && !ONLY.some((o) => name.includes(o))) return;
   const started = Date.now();
   let ok = false;
   let detail = '';
