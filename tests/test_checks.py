@@ -164,3 +164,15 @@ def test_cli_not_a_tokenizer_and_unreadable(tmp_path, capsys):
     assert "not a tokenizer file" in capsys.readouterr().err
     assert cli(["check", str(tmp_path / "missing.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_forked_merge_check_matches_in_process(tmp_path, monkeypatch):
+    import tokenizer_lsp.formats.json_doc as json_doc
+
+    merges = [("a", "b"), ("Ġ", "a"), ("a", "zz"), ("b", "a"), ("q", "b"), ("a", "b")] * 5
+    text = json.dumps(tokenizer(BASE, merges), indent=2)
+    path = write(tmp_path, "tokenizer.json", text)
+    in_process = findings(path)
+    monkeypatch.setattr(json_doc, "MIN_WORK", 1)
+    forked = findings(path)
+    assert forked == in_process and len(forked) == 20

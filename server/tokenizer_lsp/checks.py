@@ -127,10 +127,19 @@ def _gaps(v: Vocabulary) -> list[PendingFinding]:
     return out
 
 
-def merge_findings(v: Vocabulary) -> list[PendingFinding]:
-    merges = v.merges
-    if not merges:
+def merge_findings(v: Vocabulary, start: int = 0, stop: int | None = None) -> list[PendingFinding]:
+    """Findings for the merges of rank start..stop (all by default)."""
+    if not v.merges:
         return []
+    merges = v.merges if start == 0 and stop is None else v.merges[start:stop]
+    out = _merge_findings(v, merges)
+    if start:
+        for f in out:
+            f.ref = Ref("merge", f.ref.key + start, part=f.ref.part)
+    return out
+
+
+def _merge_findings(v: Vocabulary, merges: list) -> list[PendingFinding]:
     vocab = v.tokens
     pairs = v.merges_as_pairs
     shapes = set(map(type, merges))
@@ -138,7 +147,7 @@ def merge_findings(v: Vocabulary) -> list[PendingFinding]:
         firsts, seconds = zip(*merges)
         malformed: list[int] = []
         if not set(map(type, firsts)) | set(map(type, seconds)) <= {str}:
-            return _merge_findings_slow(v)
+            return _merge_findings_slow(v, merges)
     elif not pairs and shapes == {str}:
         split = list(map(str.split, merges, [" "] * len(merges)))
         ok = [len(p) == 2 for p in split]
@@ -146,7 +155,7 @@ def merge_findings(v: Vocabulary) -> list[PendingFinding]:
         good = list(compress(split, ok)) if malformed else split
         firsts, seconds = zip(*good) if good else ((), ())
     else:
-        return _merge_findings_slow(v)
+        return _merge_findings_slow(v, merges)
     out: list[PendingFinding] = []
     for i in malformed:
         out.append(PendingFinding(
@@ -187,9 +196,9 @@ def _one_merge(v: Vocabulary, rank: int, a: str, b: str, result: str) -> list[Pe
     return out
 
 
-def _merge_findings_slow(v: Vocabulary) -> list[PendingFinding]:
+def _merge_findings_slow(v: Vocabulary, merges: list) -> list[PendingFinding]:
     out: list[PendingFinding] = []
-    for rank, m in enumerate(v.merges or []):
+    for rank, m in enumerate(merges):
         pair = split_merge(m, v.merges_as_pairs)
         if pair is None:
             shape = "is not a pair of two strings" if v.merges_as_pairs else "does not split on one space into exactly two parts"

@@ -12,6 +12,7 @@ from .. import checks
 from ..checks import PendingFinding, Ref
 from ..decoding.tokens import Scheme
 from ..model import Finding, Vocabulary
+from ..parallel import MIN_WORK, Forked
 from .json_layout import STRING, LiteralTable, Locator, key_count_estimate, object_key_spans, value_start
 
 
@@ -163,10 +164,15 @@ class JsonDocument:
 
     def pending_findings(self, fragments: bool = True) -> list[PendingFinding]:
         v = self.vocab
+        # on large files a forked child checks the first part of the merges meanwhile
+        n = len(v.merges or ())
+        split = n * 3 // 5 if n >= MIN_WORK else 0
+        child = Forked(checks.merge_findings, v, 0, split) if split else None
         out = checks.vocab_findings(v, fragments)
         out += checks.id_findings(v, self._duplicate_keys())
-        out += checks.merge_findings(v)
         out += checks.added_findings(v, self.added_list)
+        mine = checks.merge_findings(v, split) if n else []
+        out += (child.result() if child else []) + mine
         return out
 
     def findings(self) -> list[Finding]:

@@ -1,0 +1,85 @@
+"""Run one pure function in a forked child while the parent does other work.
+
+The merge check (hash lookups for 500k merges) and the vocabulary checks are
+independent and each take a good part of a second on the largest files; the machines
+we target have two cores. A forked child sees the parsed vocabulary for free
+(copy-on-write), computes, and sends back a small pickled result. Anything that goes
+wrong (no fork on this platform, a crash, a timeout) falls back to running in-process.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+MIN_WORK = 100_000  # below this, forking costs more than it saves
+
+
+class Forked:
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        self.fn, self.args = fn, args
+        self.pid = 0
+        self.fd = -1
+        if not hasattr(os, "fork") or sys.platform == "win32":
+            return
+        try:
+            r, w = os.pipe()
+            pid = os.fork()
+        except OSError:
+            return
+        if pid == 0:  # child: compute, send, leave without running any cleanup
+            status = 0
+            try:
+                os.close(r)
+                payload = pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
+                view = memoryview(payload)
+                while view:
+                    n = os.write(w, view)
+                    view = view[n:]
+            except BaseException:
+                status = 1
+            finally:
+                os._exit(status)
+        os.close(w)
+        self.pid, self.fd = pid, r
+
+    def result(self, timeout: float = 60.0) -> Any:
+        if self.pid:
+            try:
+                data = self._read(timeout)
+                if data is not None:
+                    return pickle.loads(data)
+            except Exception:
+                pass
+            finally:
+                self._reap()
+        return self.fn(*self.args)
+
+    def _read(self, timeout: float) -> bytes | None:
+        chunks = []
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                return None
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks) if chunks else None
+
+    def _reap(self) -> None:
+        os.close(self.fd)
+        try:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid == 0:
+                os.kill(self.pid, 9)
+                os.waitpid(self.pid, 0)
+        except (ChildProcessError, ProcessLookupError):
+            pass
+        self.pid = 0
