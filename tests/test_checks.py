@@ -175,4 +175,4 @@ def test_forked_merge_check_matches_in_process(tmp_path, monkeypatch):
     in_process = findings(path)
     monkeypatch.setattr(json_doc, "MIN_WORK", 1)
     forked = findings(path)
-    assert forked == in_process and len(forked) == 20
+    assert forked == in_process and len(forked) == 25

@@ -132,14 +132,10 @@ def merge_findings(v: Vocabulary, start: int = 0, stop: int | None = None) -> li
     if not v.merges:
         return []
     merges = v.merges if start == 0 and stop is None else v.merges[start:stop]
-    out = _merge_findings(v, merges)
-    if start:
-        for f in out:
-            f.ref = Ref("merge", f.ref.key + start, part=f.ref.part)
-    return out
+    return _merge_findings(v, merges, start)
 
 
-def _merge_findings(v: Vocabulary, merges: list) -> list[PendingFinding]:
+def _merge_findings(v: Vocabulary, merges: list, base: int) -> list[PendingFinding]:
     vocab = v.tokens
     pairs = v.merges_as_pairs
     shapes = set(map(type, merges))
@@ -147,7 +143,7 @@ def _merge_findings(v: Vocabulary, merges: list) -> list[PendingFinding]:
         firsts, seconds = zip(*merges)
         malformed: list[int] = []
         if not set(map(type, firsts)) | set(map(type, seconds)) <= {str}:
-            return _merge_findings_slow(v, merges)
+            return _merge_findings_slow(v, merges, base)
     elif not pairs and shapes == {str}:
         split = list(map(str.split, merges, [" "] * len(merges)))
         ok = [len(p) == 2 for p in split]
@@ -155,11 +151,11 @@ def _merge_findings(v: Vocabulary, merges: list) -> list[PendingFinding]:
         good = list(compress(split, ok)) if malformed else split
         firsts, seconds = zip(*good) if good else ((), ())
     else:
-        return _merge_findings_slow(v, merges)
+        return _merge_findings_slow(v, merges, base)
     out: list[PendingFinding] = []
     for i in malformed:
         out.append(PendingFinding(
-            "merge-malformed", Ref("merge", i),
+            "merge-malformed", Ref("merge", base + i),
             f"merge {merges[i]!r} does not split on one space into exactly two parts",
         ))
     parts_ok = set(firsts).issubset(vocab.keys()) and set(seconds).issubset(vocab.keys())
@@ -173,7 +169,7 @@ def _merge_findings(v: Vocabulary, merges: list) -> list[PendingFinding]:
     bad = set(malformed)
     ranks = [i for i in range(len(merges)) if i not in bad] if bad else range(len(merges))
     for rank, a, b, r in zip(ranks, firsts, seconds, results):
-        out.extend(_one_merge(v, rank, a, b, r))
+        out.extend(_one_merge(v, base + rank, a, b, r))
     out.sort(key=lambda f: f.ref.key)
     return out
 
@@ -196,9 +192,9 @@ def _one_merge(v: Vocabulary, rank: int, a: str, b: str, result: str) -> list[Pe
     return out
 
 
-def _merge_findings_slow(v: Vocabulary, merges: list) -> list[PendingFinding]:
+def _merge_findings_slow(v: Vocabulary, merges: list, base: int) -> list[PendingFinding]:
     out: list[PendingFinding] = []
-    for rank, m in enumerate(merges):
+    for rank, m in enumerate(merges, base):
         pair = split_merge(m, v.merges_as_pairs)
         if pair is None:
             shape = "is not a pair of two strings" if v.merges_as_pairs else "does not split on one space into exactly two parts"

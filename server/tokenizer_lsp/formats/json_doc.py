@@ -236,18 +236,23 @@ class JsonDocument:
             elif kind == "merge" and self.merges_start is not None:
                 loc = Locator(self.data, self.merges_start)
                 merges = self.vocab.merges
+                found: dict[int, tuple | None] = {}  # rank -> literal span(s), located once
                 for i in idxs:
-                    m = merges[refs[i].key]
-                    part = refs[i].part
+                    rank, part = refs[i].key, refs[i].part
+                    m = merges[rank]
+                    if rank not in found:
+                        if isinstance(m, str):
+                            found[rank] = loc.find(m, b",]")
+                        elif isinstance(m, list) and len(m) == 2 and all(isinstance(p, str) for p in m):
+                            found[rank] = loc.find_pair(m[0], m[1])
+                        else:
+                            found[rank] = None
+                    spans = found[rank]
                     span = None
-                    if isinstance(m, str):
-                        span = loc.find(m, b",]")
-                        if span is not None and part is not None:
-                            span = _string_merge_part(self.data, span, part)
-                    elif isinstance(m, list) and len(m) == 2 and all(isinstance(p, str) for p in m):
-                        spans = loc.find_pair(m[0], m[1])
-                        if spans is not None:
-                            span = spans[part] if part is not None else (spans[0][0], spans[1][1])
+                    if spans is not None and isinstance(m, str):
+                        span = _string_merge_part(self.data, spans, part) if part is not None else spans
+                    elif spans is not None:
+                        span = spans[part] if part is not None else (spans[0][0], spans[1][1])
                     out[i] = span or (self.merges_start, self.merges_start + 1)
             elif kind == "added":
                 for i in idxs:
