@@ -19,19 +19,28 @@ class Change:
     end: tuple[int, int] | None = None
 
 
-def apply_changes(data: bytes, changes: list[Change], encoding: str) -> bytes:
+Edit = tuple[int, int, bytes]  # replace bytes [start, end) with these
+
+
+def apply_changes(data: bytes, changes: list[Change], encoding: str,
+                  lines: LineIndex | None = None) -> tuple[bytes, list[Edit] | None]:
+    """The new text, and the byte edits that made it (None after a whole-text change)."""
+    edits: list[Edit] | None = []
     for ch in changes:
         new = ch.text.encode("utf-8", "surrogatepass")
         if ch.start is None or ch.end is None:
-            data = new
+            data, edits = new, None
             continue
-        lines = LineIndex(data)
+        if lines is None or lines.data is not data:
+            lines = LineIndex(data)
         a = lines.offset(ch.start[0], ch.start[1], encoding)
         b = lines.offset(ch.end[0], ch.end[1], encoding)
         if b < a:
             a, b = b, a
         data = data[:a] + new + data[b:]
-    return data
+        if edits is not None:
+            edits.append((a, b, new))
+    return data, edits
 
 
 @dataclass
@@ -45,6 +54,8 @@ class OpenDocument:
     indexed_version: int | None = None
     published: list = field(default_factory=list)  # last diagnostics sent
     was_tokenizer: bool = False
+    # byte edits since `index` was built from its text; None when only a re-parse will do
+    pending: list | None = field(default_factory=list)
 
     @property
     def serving(self) -> DocumentIndex | None:

@@ -12,7 +12,7 @@ import orjson
 
 from .formats.json_doc import JsonDocument, TokenRef, is_tokenizer_json, is_vocab_json
 from .formats.lines_doc import MergesDocument, TiktokenDocument
-from .lines import LineIndex
+from .lines import LineIndex, ShiftedLineIndex
 from .model import Finding, Vocabulary
 
 JSON_NAMES = ("tokenizer.json", "vocab.json", "encoder.json")
@@ -151,12 +151,38 @@ class DocumentIndex:
     def lines(self) -> LineIndex:
         return LineIndex(self.data)
 
+    def edited(self, edits: list[tuple[int, int, bytes]], new_data: bytes) -> DocumentIndex | None:
+        """The index of new_data derived from this one, when every edit stays inside one
+        token literal (see formats.incremental); None when the file must be re-parsed."""
+        from .formats.incremental import apply_edit
+
+        if not isinstance(self.doc, JsonDocument) or self.syntax_error is not None or not self.lookups_ready:
+            return None
+        doc, findings, data = self.doc, self.findings, self.data
+        for i, (start, end, new) in enumerate(edits):
+            # the caller already built the final text; only intermediate ones are made here
+            data = new_data if i == len(edits) - 1 else data[:start] + new + data[end:]
+            step = apply_edit(doc, findings, start, end, new, data)
+            if step is None:
+                return None
+            doc, findings = step
+        out = object.__new__(DocumentIndex)
+        out.__dict__.update(data=new_data, path=self.path, format=self.format, doc=doc,
+                            syntax_error=None, not_tokenizer_reason="", findings=findings)
+        if "lines" in self.__dict__:
+            out.__dict__["lines"] = ShiftedLineIndex.after(self.lines, new_data, edits)
+        return out
+
     # ---- lookups ---------------------------------------------------------------------
 
     def prepare_lookups(self) -> None:
         """Build what hovers and hints need (costly on big files: call off the event loop)."""
         if self.doc is not None:
             self.doc.build_tables()
+            if isinstance(self.doc, JsonDocument) and self.doc.vocab.merges:
+                from .formats.incremental import merge_parts
+
+                merge_parts(self.doc)  # ready for the first keystroke
         _ = self.lines
 
     @property

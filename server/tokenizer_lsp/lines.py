@@ -140,3 +140,46 @@ def byte_length_of_columns(line: bytes, columns: int, encoding: str) -> int:
             return len(text[:i].encode("utf-8"))
         units += 2 if ch > "\uffff" else 1
     return len(line)
+
+
+class ShiftedLineIndex(LineIndex):
+    """The line index after an edit that adds or removes no line break: line numbers
+    are unchanged, offsets at or after `at` move by `delta`; nothing is rescanned."""
+
+    def __init__(self, base: LineIndex, data: bytes, at: int, delta: int) -> None:
+        self.base, self.data, self.at, self.delta = base, data, at, delta
+        self._has_cr = base._has_cr
+        self.line_count = base.line_count
+        self.depth = getattr(base, "depth", 0) + 1
+
+    def _fwd(self, off: int) -> int:
+        return off + self.delta if off >= self.at else off
+
+    def _back(self, off: int) -> int:
+        return off - self.delta if off >= self.at + self.delta else min(off, self.at)
+
+    def line_start(self, line: int) -> int:
+        if line >= self.line_count:
+            return len(self.data)
+        return self._fwd(self.base.line_start(line))
+
+    def line_of(self, offset: int) -> int:
+        return self.base.line_of(self._back(offset))
+
+    def start_of_line_at(self, offset: int) -> int:
+        return self._fwd(self.base.start_of_line_at(self._back(offset)))
+
+    def _next_start_after(self, offset: int) -> int:
+        nxt = self.base._next_start_after(self._back(offset))
+        return nxt if nxt > len(self.base.data) else self._fwd(nxt)
+
+    @staticmethod
+    def after(base: LineIndex, data: bytes, edits: list[tuple[int, int, bytes]]) -> LineIndex:
+        """The index of `data`, derived from `base` when one edit touches no line break."""
+        if len(edits) != 1 or getattr(base, "depth", 0) >= 32:
+            return LineIndex(data)
+        start, end, new = edits[0]
+        removed = base.data[start:end]
+        if b"\n" in new or b"\r" in new or b"\n" in removed or b"\r" in removed:
+            return LineIndex(data)
+        return ShiftedLineIndex(base, data, end, len(new) - (end - start))

@@ -99,8 +99,13 @@ class TokenizerServer(LanguageServer):
                 changes.append(Change(c.text))
             else:
                 changes.append(Change(c.text, (rng.start.line, rng.start.character), (rng.end.line, rng.end.character)))
-        doc.data = apply_changes(doc.data, changes, self.encoding)
+        lines = doc.index.lines if doc.index is not None and doc.index.data is doc.data else None
+        doc.data, edits = apply_changes(doc.data, changes, self.encoding, lines)
         doc.version = params.text_document.version
+        if edits is None or doc.pending is None:
+            doc.pending = None
+        else:
+            doc.pending.extend(edits)
         self._schedule(doc, delay=self.settings.debounce_ms / 1000)
 
     def close_document(self, params: types.DidCloseTextDocumentParams) -> None:
@@ -127,16 +132,20 @@ class TokenizerServer(LanguageServer):
         version, data = doc.version, doc.data
         loop = asyncio.get_running_loop()
         assume = doc.was_tokenizer
+        base, edits = doc.index, doc.pending
+        doc.pending = []
         started = time.perf_counter()
         try:
-            idx, diags = await loop.run_in_executor(self.indexer, self._build, data, doc.path, assume)
+            idx, diags = await loop.run_in_executor(self.indexer, self._build, data, doc.path, assume, base, edits)
         except Exception:  # a bug in one document must not take the server down
             log.exception("indexing %s failed", uri)
             return
         log.info("%s v%s: %s, %d findings in %.0f ms", uri.rsplit("/", 1)[-1], version,
                  idx.format or "not a tokenizer file", len(diags), (time.perf_counter() - started) * 1e3)
         if self.docs.get(uri) is not doc or doc.version != version:
-            return  # stale: a newer version is queued
+            # stale: a newer version is queued; its edits still apply on top of `base`
+            doc.pending = None if edits is None or doc.pending is None else edits + doc.pending
+            return
         doc.index = idx
         doc.indexed_version = version
         if idx.is_tokenizer:
@@ -154,7 +163,12 @@ class TokenizerServer(LanguageServer):
             if self.docs.get(uri) is doc and self._client_supports("workspace.inlay_hint.refresh_support"):
                 self.workspace_inlay_hint_refresh(None)
 
-    def _build(self, data: bytes, path: str | None, assume: bool):
+    def _build(self, data: bytes, path: str | None, assume: bool, base=None, edits=None):
+        if base is not None and edits:
+            idx = base.edited(edits, data)
+            if idx is not None:
+                return idx, diagnostics_for(idx, self.settings, self.encoding)
+
         def companion():
             other = companion_vocab_path(path) if path else None
             return load_vocab_file(other) if other else None

@@ -14,7 +14,7 @@ class Settings:
     inlay_hints: str = "all"  # all | whitespace | off
     severity: dict[str, str] = field(default_factory=dict)  # code -> level or "off"
     max_per_file: int = 5000  # diagnostics published per document (0 = no limit)
-    debounce_ms: int = 150
+    debounce_ms: int = 100
 
     def level(self, code: str) -> str:
         return self.severity.get(code, DEFAULT_SEVERITY.get(code, "information"))

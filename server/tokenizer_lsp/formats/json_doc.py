@@ -312,7 +312,8 @@ class JsonDocument:
         if not len(table) or token is None:
             return False
         try:
-            return orjson.loads(self.data[table.starts[0] : table.ends[0]]) == token
+            s, e = table.span(0)
+            return orjson.loads(self.data[s:e]) == token
         except orjson.JSONDecodeError:
             return False
 
@@ -329,9 +330,9 @@ class JsonDocument:
                     if s <= offset < e:
                         return self._ref(role, k, s, e)
                 continue
-            k = table.at(offset)
+            k = table.at_offset(offset)
             if k is not None:
-                return self._ref(role, k, table.starts[k], table.ends[k])
+                return self._ref(role, k, *table.span(k))
         return None
 
     def tokens_in(self, start: int, end: int) -> list[TokenRef]:
@@ -343,7 +344,7 @@ class JsonDocument:
                 out.extend(self._ref(role, k, s, e) for k, (s, e) in enumerate(table) if start <= s and e <= end)
                 continue
             for k in table.within(start, end):
-                out.append(self._ref(role, k, table.starts[k], table.ends[k]))
+                out.append(self._ref(role, k, *table.span(k)))
         out.sort(key=lambda r: r.start)
         return out
 

@@ -201,7 +201,12 @@ class LiteralTable:
     def __len__(self) -> int:
         return len(self.starts)
 
-    def at(self, offset: int) -> int | None:
+    def span(self, k: int) -> tuple[int, int]:
+        return self.starts[k], self.ends[k]
+
+    depth = 0
+
+    def at_offset(self, offset: int) -> int | None:
         """Ordinal of the literal that contains offset (quotes included)."""
         k = bisect_right(self.starts, offset) - 1
         if k >= 0 and offset < self.ends[k]:
@@ -213,3 +218,37 @@ class LiteralTable:
         lo = bisect_right(self.starts, start - 1)
         hi = bisect_right(self.ends, end)
         return range(lo, max(lo, hi))
+
+
+class ShiftedTable:
+    """A literal table after an edit inside one literal: stored offsets at or after
+    `at` move by `delta`. Lookups translate instead of rewriting a million offsets."""
+
+    def __init__(self, base, at: int, delta: int) -> None:
+        self.base, self.at, self.delta = base, at, delta
+        self.depth = base.depth + 1
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+    def _fwd(self, off: int) -> int:
+        return off + self.delta if off >= self.at else off
+
+    def _back(self, off: int) -> int:
+        if off >= self.at + self.delta:
+            return off - self.delta
+        return min(off, self.at)  # inside the edited text: still inside its literal
+
+    def span(self, k: int) -> tuple[int, int]:
+        s, e = self.base.span(k)
+        return self._fwd(s), self._fwd(e)
+
+    def at_offset(self, offset: int) -> int | None:
+        return self.base.at_offset(self._back(offset))
+
+    def within(self, start: int, end: int) -> range:
+        return self.base.within(self._back(start), self._back(end))
+
+    @property
+    def end(self) -> int:
+        return self._fwd(self.base.end)

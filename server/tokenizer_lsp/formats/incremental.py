@@ -1,0 +1,205 @@
+"""A typing fast path: an edit inside one token literal updates the last index instead
+of re-parsing the file.
+
+Re-parsing a 33 MB tokenizer.json takes over a second; renaming one vocab key or one
+merge part changes only that token's own findings and those of the merges that use the
+old or the new token. Anything else (quotes, escapes, duplicates, added tokens, edits
+that touch structure) returns None and the caller re-indexes the whole file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import compress
+
+import orjson
+
+from .. import checks
+from ..model import Finding, Vocabulary
+from .json_doc import JsonDocument
+from .json_layout import ShiftedTable
+
+MAX_DEPTH = 32  # edits stacked on one parse before a full re-index is due anyway
+_UNSAFE = frozenset(b'"\\\n\r') | frozenset(range(0x20))
+
+
+def merge_parts(doc: JsonDocument) -> tuple[tuple, tuple] | None:
+    """Firsts and seconds of every merge (cached; None if some merge is not a pair)."""
+    parts = doc.__dict__.get("_merge_parts")
+    if parts is None:
+        merges = doc.vocab.merges or []
+        if doc.vocab.merges_as_pairs:
+            if not (set(map(type, merges)) <= {list} and set(map(len, merges)) <= {2}):
+                return None
+            parts = tuple(zip(*merges)) or ((), ())
+        else:
+            split = [m.split(" ") if isinstance(m, str) else () for m in merges]
+            if any(len(p) != 2 for p in split):
+                return None
+            parts = tuple(zip(*split)) or ((), ())
+        doc.__dict__["_merge_parts"] = parts
+    return parts
+
+
+def ranks_using(v: Vocabulary, parts: tuple[tuple, tuple], tokens: set[str]) -> list[int]:
+    """Ranks of merges that have one of `tokens` as a part or as their result
+    (three C-level passes over the merges; no Python loop per merge)."""
+    firsts, seconds = parts
+    n = len(firsts)
+    splits = set()
+    for t in tokens:
+        for j in range(1, len(t)):
+            splits.add((t[:j], t[j:]))
+            if v.subword_prefix:
+                splits.add((t[:j], v.subword_prefix + t[j:]))
+    found = set(compress(range(n), map(tokens.__contains__, firsts)))
+    found.update(compress(range(n), map(tokens.__contains__, seconds)))
+    if splits:
+        found.update(compress(range(n), map(splits.__contains__, zip(firsts, seconds))))
+    return sorted(found)
+
+
+def apply_edit(doc: JsonDocument, old_findings: list[Finding], start: int, end: int, new: bytes,
+               new_data: bytes) -> tuple[JsonDocument, list[Finding]] | None:
+    tables = doc._tables
+    if tables is None or not _UNSAFE.isdisjoint(new):
+        return None
+    delta = len(new) - (end - start)
+    for role in ("vocab", "merges"):
+        table = tables.get(role)
+        if table is None or table.depth >= MAX_DEPTH:
+            continue
+        k = table.at_offset(start)
+        if k is None:
+            continue
+        ls, le = table.span(k)
+        if not (ls < start and end < le):
+            return None
+        old_lit = doc.data[ls:le]
+        if b"\\" in old_lit:
+            return None
+        try:
+            token = orjson.loads(old_lit[: start - ls] + new + old_lit[end - ls :])
+            old = orjson.loads(old_lit)
+        except orjson.JSONDecodeError:
+            return None
+        if role == "vocab":
+            return _edit_vocab_key(doc, old_findings, k, (ls, le), old, token, end, delta, new_data)
+        return _edit_merge(doc, old_findings, k, (ls, le), token, end, delta, new_data)
+    return None
+
+
+def _new_doc(doc: JsonDocument, vocab: Vocabulary, end: int, delta: int, new_data: bytes) -> JsonDocument:
+    out = object.__new__(JsonDocument)
+    out.__dict__.update(doc.__dict__)
+    out.data = new_data
+    out.vocab = vocab
+    out._tables = {
+        role: ShiftedTable(t, end, delta) if role != "added" else [_shift_span(s, end, delta) for s in t]
+        for role, t in doc._tables.items()
+    }
+    for attr in ("vocab_start", "merges_start", "added_start"):
+        if getattr(out, attr) is not None and getattr(out, attr) >= end:
+            setattr(out, attr, getattr(out, attr) + delta)
+    out.__dict__.pop("_merge_parts", None)
+    return out
+
+
+def _shift_span(span: tuple[int, int], at: int, delta: int) -> tuple[int, int]:
+    s, e = span
+    return (s + delta if s >= at else s, e + delta if e >= at else e)
+
+
+def _rebuild_findings(old: list[Finding], drop: list[tuple[int, int]], at: int, delta: int,
+                      added: list[Finding]) -> list[Finding] | None:
+    drop.sort()
+    out = []
+    for f in old:
+        if any(s <= f.start < e for s, e in drop):
+            continue
+        if f.start >= at:
+            f = Finding(f.code, f.start + delta, f.end + delta, f.message)
+        out.append(f)
+    out.extend(added)
+    out.sort(key=lambda f: f.start)
+    return out
+
+
+def _merge_spans(doc: JsonDocument, rank: int) -> tuple[tuple[int, int], list[tuple[int, int]]]:
+    """(whole span, per-part spans) of a merge in the (shifted) merges table."""
+    table = doc._tables["merges"]
+    if doc.vocab.merges_as_pairs:
+        a, b = table.span(2 * rank), table.span(2 * rank + 1)
+        return (a[0], b[1]), [a, b]
+    s, e = table.span(rank)
+    sep = doc.data.find(b" ", s + 1, e)
+    return (s, e), [(s + 1, sep), (sep + 1, e - 1)]
+
+
+def _merge_findings_at(doc: JsonDocument, ranks: list[int], parts) -> list[Finding]:
+    out = []
+    v = doc.vocab
+    for r in ranks:
+        a, b = parts[0][r], parts[1][r]
+        whole, part_spans = _merge_spans(doc, r)
+        for p in checks._one_merge(v, r, a, b, v.merge_result(a, b)):
+            s, e = part_spans[p.ref.part] if p.ref.part is not None else whole
+            out.append(Finding(p.code, s, e, p.message))
+    return out
+
+
+def _edit_vocab_key(doc, old_findings, k, lit, old, token, end, delta, new_data):
+    v = doc.vocab
+    if doc.unigram or doc.source_key_count != len(v.tokens) or token == old:
+        return None
+    if token in v.tokens or token in v.added or old in v.added:
+        return None
+    if old not in v.tokens:
+        return None
+    tokens = dict(v.tokens)  # a clone is a memcpy; the renamed key moves to the end
+    tokens[token] = tokens.pop(old)
+    new_v = replace(v, tokens=tokens)
+    parts = merge_parts(doc) if v.merges else ((), ())
+    if parts is None:
+        return None
+    affected = ranks_using(v, parts, {old, token}) if v.merges else []
+    new_doc = _new_doc(doc, new_v, end, delta, new_data)
+    new_doc.__dict__["_merge_parts"] = parts
+    ls, le = lit
+    on_literal = [f for f in old_findings if ls <= f.start < le]
+    if any(f.code not in ("utf8-fragment", "not-byte-level") for f in on_literal):
+        return None  # id findings anchored here would need their messages rebuilt
+    one = Vocabulary(scheme=v.scheme, tokens={token: v.tokens[old]}, added=v.added, special=v.special)
+    added = [Finding(p.code, ls, le + delta, p.message) for p in checks.vocab_findings(one)]
+    drop = [(ls, le)] + [_merge_spans(doc, r)[0] for r in affected]
+    added += _merge_findings_at(new_doc, affected, parts)
+    return new_doc, _rebuild_findings(old_findings, drop, end, delta, added)
+
+
+def _edit_merge(doc, old_findings, k, lit, token, end, delta, new_data):
+    v = doc.vocab
+    parts = merge_parts(doc)
+    if parts is None:
+        return None
+    firsts, seconds = list(parts[0]), list(parts[1])
+    merges = list(v.merges)
+    if v.merges_as_pairs:
+        rank, part = divmod(k, 2)
+        pair = list(merges[rank])
+        pair[part] = token
+        merges[rank] = pair
+        a, b = pair
+    else:
+        rank = k
+        pieces = token.split(" ")
+        if len(pieces) != 2:
+            return None
+        merges[rank] = token
+        a, b = pieces
+    drop = [_merge_spans(doc, rank)[0]]
+    firsts[rank], seconds[rank] = a, b
+    new_parts = (tuple(firsts), tuple(seconds))
+    new_doc = _new_doc(doc, replace(v, merges=merges), end, delta, new_data)
+    new_doc.__dict__["_merge_parts"] = new_parts
+    added = _merge_findings_at(new_doc, [rank], new_parts)
+    return new_doc, _rebuild_findings(old_findings, drop, end, delta, added)
