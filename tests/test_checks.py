@@ -176,3 +176,41 @@ def test_forked_merge_check_matches_in_process(tmp_path, monkeypatch):
     monkeypatch.setattr(json_doc, "MIN_WORK", 1)
     forked = findings(path)
     assert forked == in_process and len(forked) == 25
+
+
+def test_unigram_and_wordlevel_models(tmp_path, capsys):
+    unigram = {
+        "added_tokens": [{"id": 0, "content": "<unk>", "special": True}],
+        "decoder": {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"}]},
+        "model": {"type": "Unigram", "unk_id": 0, "byte_fallback": True,
+                  "vocab": [["<unk>", 0.0], ["▁the", -1.5], ["<0xE2>", -5.0], ["<0x41>", -5.0], ["😀", -7.0]]},
+    }
+    text = json.dumps(unigram, indent=2, ensure_ascii=False)
+    path = write(tmp_path, "tokenizer.json", text)
+    idx = index_file(str(path))
+    assert idx.vocab.scheme.value == "sentencepiece" and idx.vocab.tokens["<0xE2>"] == 2
+    assert [(f.code, idx.lines.position(f.start)[0]) for f in idx.findings] == [("utf8-fragment", line_of(text, '"<0xE2>"'))]
+    idx.prepare_lookups()
+    off = idx.data.index("▁the".encode())
+    ref = idx.token_at(off)
+    assert ref.token == "▁the" and idx.vocab.decode(ref.token).text == " the"
+    assert cli(["decode", "--format", "jsonl", str(path)]) == 0
+    rows = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    assert [r["id"] for r in rows] == [0, 1, 2, 3, 4]
+    assert rows[1]["text"] == " the" and rows[2] == {"id": 2, "token": "<0xE2>", "bytes": "e2", "text": None,
+                                                    "utf8": "incomplete", "kind": "byte-fallback"}
+    assert rows[4]["bytes"] == "f09f9880" and rows[0]["kind"] == "special"
+
+    wordlevel = {"model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "hello": 1, "world": 3}, "unk_token": "[UNK]"}}
+    path = write(tmp_path, "wl/tokenizer.json", json.dumps(wordlevel, indent=2)) if (tmp_path / "wl").mkdir() is None else None
+    got = findings(path)
+    assert [(c, l) for c, l, _ in got] == [("id-gap", 6)]  # on the entry after the gap
+    assert "id 2" in got[0][2]
+
+
+def test_decode_on_broken_json_is_a_clear_error(tmp_path, capsys):
+    path = write(tmp_path, "tokenizer.json", '{"model": {"vocab": {"a": 0,}}}')
+    assert cli(["decode", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:1:" in err and "invalid JSON" in err

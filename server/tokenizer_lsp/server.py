@@ -296,6 +296,9 @@ def on_pull_diagnostics(ls: TokenizerServer, params: types.DocumentDiagnosticPar
 
 def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
     transport.install()
+    # indexing runs in a worker thread; let the event loop (hovers) take the
+    # interpreter back sooner than the default 5 ms
+    sys.setswitchinterval(0.001)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if tcp:

@@ -19,7 +19,8 @@ from ..model import Finding, Vocabulary
 from .json_doc import JsonDocument
 from .json_layout import ShiftedTable
 
-MAX_DEPTH = 32  # edits stacked on one parse before a full re-index is due anyway
+MAX_DEPTH = 32
+SLICE = 1 << 15  # edits stacked on one parse before a full re-index is due anyway
 _UNSAFE = frozenset(b'"\\\n\r') | frozenset(range(0x20))
 
 
@@ -52,10 +53,15 @@ def ranks_using(v: Vocabulary, parts: tuple[tuple, tuple], tokens: set[str]) -> 
             splits.add((t[:j], t[j:]))
             if v.subword_prefix:
                 splits.add((t[:j], v.subword_prefix + t[j:]))
-    found = set(compress(range(n), map(tokens.__contains__, firsts)))
-    found.update(compress(range(n), map(tokens.__contains__, seconds)))
-    if splits:
-        found.update(compress(range(n), map(splits.__contains__, zip(firsts, seconds))))
+    found: set[int] = set()
+    # in slices, so that a hover waiting for the interpreter gets it between them
+    for lo in range(0, n, SLICE):
+        hi = min(n, lo + SLICE)
+        f, s = firsts[lo:hi], seconds[lo:hi]
+        found.update(compress(range(lo, hi), map(tokens.__contains__, f)))
+        found.update(compress(range(lo, hi), map(tokens.__contains__, s)))
+        if splits:
+            found.update(compress(range(lo, hi), map(splits.__contains__, zip(f, s))))
     return sorted(found)
 
 
