@@ -168,6 +168,12 @@ async def test_pull_diagnostics(client: LanguageClient, tmp_path):
     pushed = await open_doc(client, uri, EXAMPLE.read_text(encoding="utf-8"))
     report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(ident(uri)))
     assert [d.code for d in report.items] == [d.code for d in pushed]
+    # a pull right after an edit answers for the new version, not the old one
+    text = EXAMPLE.read_text(encoding="utf-8")
+    line, col = find(text, '"en": ')
+    change(client, uri, 2, (line, col + 2), (line, col + 3), "X")
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(ident(uri)))
+    assert any(d.code == "merge-result-missing" for d in report.items)
 
 
 async def test_encoder_json_one_line_with_escapes(client: LanguageClient):

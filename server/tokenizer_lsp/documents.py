@@ -56,6 +56,7 @@ class OpenDocument:
     was_tokenizer: bool = False
     # byte edits since `index` was built from its text; None when only a re-parse will do
     pending: list | None = field(default_factory=list)
+    busy: bool = False  # a re-index is scheduled or running
 
     @property
     def serving(self) -> DocumentIndex | None:

@@ -122,6 +122,7 @@ class TokenizerServer(LanguageServer):
         old = self._timers.pop(doc.uri, None)
         if old:
             old.cancel()
+        doc.busy = True
         self._timers[doc.uri] = loop.call_later(delay, lambda: asyncio.ensure_future(self._reindex(doc.uri)))
 
     async def _reindex(self, uri: str) -> None:
@@ -129,6 +130,12 @@ class TokenizerServer(LanguageServer):
         doc = self.docs.get(uri)
         if doc is None:
             return
+        try:
+            await self._reindex_doc(uri, doc)
+        finally:
+            doc.busy = uri in self._timers
+
+    async def _reindex_doc(self, uri: str, doc: OpenDocument) -> None:
         version, data = doc.version, doc.data
         loop = asyncio.get_running_loop()
         assume = doc.was_tokenizer
@@ -288,8 +295,13 @@ def on_inlay_hint(ls: TokenizerServer, params: types.InlayHintParams) -> list[ty
     types.TEXT_DOCUMENT_DIAGNOSTIC,
     types.DiagnosticOptions(identifier="tokenizer-lsp", inter_file_dependencies=False, workspace_diagnostics=False),
 )
-def on_pull_diagnostics(ls: TokenizerServer, params: types.DocumentDiagnosticParams):
+async def on_pull_diagnostics(ls: TokenizerServer, params: types.DocumentDiagnosticParams):
     doc = ls.docs.get(params.text_document.uri)
+    # answer for the current version: wait (briefly) for an index that is still being built
+    for _ in range(1000):
+        if doc is None or not doc.busy:
+            break
+        await asyncio.sleep(0.02)
     items = doc.published if doc is not None else []
     return types.RelatedFullDocumentDiagnosticReport(items=items)
 
