@@ -80,6 +80,7 @@ class TokenizerServer(LanguageServer):
         td = params.text_document
         log.info("open %s v%s", td.uri.rsplit("/", 1)[-1], td.version)
         data = td.text.encode("utf-8", "surrogatepass")
+        td.text = ""  # pygls keeps the message alive until the next one: drop the str now
         doc = OpenDocument(td.uri, uri_to_path(td.uri), td.version, data)
         self.docs[td.uri] = doc
         if td.language_id not in ("json", "jsonc", "tiktoken", "bpe-merges", "plaintext") and not (
