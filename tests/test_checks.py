@@ -214,3 +214,16 @@ def test_decode_on_broken_json_is_a_clear_error(tmp_path, capsys):
     assert cli(["decode", str(path)]) == 1
     err = capsys.readouterr().err
     assert f"{path}:1:" in err and "invalid JSON" in err
+
+
+def test_other_str_to_int_json_is_not_claimed(tmp_path, capsys):
+    added = write(tmp_path, "added_tokens.json", json.dumps({"<｜begin▁of▁sentence｜>": 0, "<|im_start|>": 1}))
+    counts = write(tmp_path, "counts.json", json.dumps({"hello world": 3, "b": 1}))
+    for path in (added, counts):
+        assert cli(["check", str(path)]) == 2
+        assert "not a tokenizer file" in capsys.readouterr().err
+    # without a telling name, a GPT-2 vocabulary is still recognised by its byte alphabet
+    from tokenizer_lsp.decoding import BYTE_TO_CHAR
+
+    renamed = write(tmp_path, "gpt2-vocab-copy.json", json.dumps({c: i for i, c in enumerate(BYTE_TO_CHAR)}))
+    assert index_file(str(renamed)).format == "vocab.json"

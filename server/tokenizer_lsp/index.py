@@ -10,6 +10,7 @@ from functools import cached_property
 
 import orjson
 
+from .decoding.bytemap import BYTE_TO_CHAR
 from .formats.json_doc import JsonDocument, TokenRef, is_tokenizer_json, is_vocab_json
 from .formats.lines_doc import MergesDocument, TiktokenDocument
 from .lines import LineIndex, ShiftedLineIndex
@@ -56,6 +57,17 @@ def _looks_like_tokenizer_json(data: bytes) -> bool:
     """For broken JSON: does the text still look like a tokenizer file?"""
     head = data[:65536]
     return b'"model"' in head or b'"added_tokens"' in head or b'"vocab"' in head or b'"merges"' in head
+
+
+def _claims_vocab_json(obj: dict, path: str | None) -> bool:
+    """A token->id object is a GPT-2 vocabulary by its name, or by holding the byte
+    alphabet; other str->int JSON (added_tokens.json, counts, configs) is left alone."""
+    base = os.path.basename(path or "").lower()
+    if base == "added_tokens.json":
+        return False
+    if base in ("vocab.json", "encoder.json"):
+        return True
+    return len(obj) >= 256 and sum(1 for c in BYTE_TO_CHAR if c in obj) >= 250
 
 
 class DocumentIndex:
@@ -106,7 +118,7 @@ class DocumentIndex:
             return
         if is_tokenizer_json(obj):
             self.format = "tokenizer.json"
-        elif is_vocab_json(obj):
+        elif is_vocab_json(obj) and _claims_vocab_json(obj, self.path):
             self.format = "vocab.json"
         else:
             self.not_tokenizer_reason = "not a tokenizer file (JSON without a tokenizer model or token->id vocab)"
