@@ -14,6 +14,8 @@ from pathlib import Path
 
 import regex
 
+from tokenizer_lsp.decoding.bytemap import BYTE_TO_CHAR  # pip install -e . first
+
 TEXT = """\
 The quick brown fox jumps over the lazy dog. Tokenizers split text into tokens; \
 byte-level BPE works on UTF-8 bytes, so every string can be encoded.
@@ -32,16 +34,7 @@ MERGES = 320
 
 
 def byte_map() -> list[str]:
-    keep = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
-    table = [""] * 256
-    for b in keep:
-        table[b] = chr(b)
-    n = 0
-    for b in range(256):
-        if not table[b]:
-            table[b] = chr(0x100 + n)
-            n += 1
-    return table
+    return list(BYTE_TO_CHAR)
 
 
 def train(text: str, merges: int) -> tuple[dict[str, int], list[tuple[str, str]]]:
