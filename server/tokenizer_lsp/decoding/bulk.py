@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 from bisect import bisect_right
 from itertools import accumulate
+from operator import add
 
 from .bytemap import BYTE_TO_CHAR
 
@@ -33,7 +34,8 @@ def byte_level_faults(tokens: list[str]) -> tuple[list[int], list[int]]:
     """Indices of tokens with characters outside the byte map, and of tokens whose bytes
     are not valid UTF-8 (among the others)."""
     joined = _SEP.join(tokens)
-    starts = list(accumulate((len(t) + 1 for t in tokens), initial=0))
+    # token i starts at (total length of tokens before it) + i separators; C-level only
+    starts = list(map(add, accumulate(map(len, tokens), initial=0), range(len(tokens) + 1)))
     _collected.clear()
     data, _ = codecs.charmap_encode(joined, "tokenizer_lsp_collect_encode", _ENCODING_MAP)
     outside = _owners(starts, _collected)
