@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import json
 import os
 import random
@@ -126,11 +127,14 @@ def key_positions(text: str, n: int, rng: random.Random) -> list[tuple[int, int,
     out = []
     for m in rng.sample(keys, min(n, len(keys))):
         off = m.start() + 1
-        import bisect
         line = bisect.bisect_right(line_starts, off) - 1
         col = len(text[line_starts[line]:off].encode("utf-16-le")) // 2
         out.append((line, col, m.group(1)))
     return out
+
+
+def utf16_len(s: str) -> int:
+    return len(s.encode("utf-16-le")) // 2
 
 
 async def measure_file(path: Path, rounds: int, hovers: int, rng: random.Random, scale_label: str = "1x") -> dict:
@@ -221,7 +225,8 @@ async def measure_lookups(s: Session, uri: str, text: str, lines: list[str], one
     # one-character edit inside a token in the middle of the vocab
     mid = sorted(positions, key=lambda p: (p[0], p[1]))[len(positions) // 2]
     line, col, key = mid
-    edit_pos = types.Position(line, col + 1)
+    # append a character to the token (before its closing quote): a new, unused token
+    edit_pos = types.Position(line, col + utf16_len(key))
     t0 = time.perf_counter()
     c.text_document_did_change(types.DidChangeTextDocumentParams(
         types.VersionedTextDocumentIdentifier(uri=uri, version=2),
