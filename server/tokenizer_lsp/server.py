@@ -158,8 +158,6 @@ class TokenizerServer(LanguageServer):
         doc.indexed_version = version
         if idx.is_tokenizer:
             doc.was_tokenizer = True
-        if idx.doc is not None:
-            doc.good = idx
         if idx.is_tokenizer or doc.published:
             doc.published = diags
             self.text_document_publish_diagnostics(
@@ -167,6 +165,7 @@ class TokenizerServer(LanguageServer):
             )
         if idx.doc is not None:
             await loop.run_in_executor(self.indexer, idx.prepare_lookups)
+            doc.good = idx  # until now hovers kept answering from the previous one
             gc.collect(0)
             if self.docs.get(uri) is doc and self._client_supports("workspace.inlay_hint.refresh_support"):
                 self.workspace_inlay_hint_refresh(None)
