@@ -164,16 +164,21 @@ class JsonDocument:
 
     def pending_findings(self, fragments: bool = True) -> list[PendingFinding]:
         v = self.vocab
-        # on large files a forked child checks the first part of the merges meanwhile
+        # on large files a forked child checks the first part of the merges and counts
+        # the vocab's keys (for duplicates) meanwhile
         n = len(v.merges or ())
         split = n * 3 // 5 if n >= MIN_WORK else 0
-        child = Forked(checks.merge_findings, v, 0, split) if split else None
+        child = Forked(self._child_share, split) if split else None
         out = checks.vocab_findings(v, fragments)
-        out += checks.id_findings(v, self._duplicate_keys())
         out += checks.added_findings(v, self.added_list)
         mine = checks.merge_findings(v, split) if n else []
-        out += (child.result() if child else []) + mine
+        merges_done, duplicates = child.result() if child else ([], self._duplicate_keys())
+        out += checks.id_findings(v, duplicates)
+        out += merges_done + mine
         return out
+
+    def _child_share(self, split: int):
+        return checks.merge_findings(self.vocab, 0, split), self._duplicate_keys()
 
     def findings(self) -> list[Finding]:
         pending = self.pending_findings()
