@@ -227,3 +227,21 @@ def test_other_str_to_int_json_is_not_claimed(tmp_path, capsys):
 
     renamed = write(tmp_path, "gpt2-vocab-copy.json", json.dumps({c: i for i, c in enumerate(BYTE_TO_CHAR)}))
     assert index_file(str(renamed)).format == "vocab.json"
+
+
+def test_console_entry_point_and_closed_pipe():
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    example = str(ROOT / "examples" / "tokenizer.json")
+    done = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", example], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.count("utf8-fragment") == 158
+    # `decode | head`: the reader goes away; we stop quietly with status 0
+    proc = subprocess.Popen([sys.executable, "-m", "tokenizer_lsp", "decode", example],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    assert proc.wait(timeout=30) == 0 and b"byte-level" in first
+    assert proc.stderr.read() == b""

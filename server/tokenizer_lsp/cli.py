@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import orjson
@@ -45,6 +46,18 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=2087)
     return p
+
+
+def run() -> None:
+    """Console entry point. After check/decode, skip freeing millions of objects one by
+    one at interpreter exit (a quarter of a second on a 33 MB vocabulary)."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -175,8 +188,9 @@ def _decode(args) -> int:
             if len(batch) >= 4096:
                 _flush(batch, write)
         _flush(batch, write)
-    except BrokenPipeError:  # `decode ... | head` is normal use
-        sys.stderr.close()
+    except BrokenPipeError:  # `decode ... | head` is normal use: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         return 0
     return 0
 

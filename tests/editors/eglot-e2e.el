@@ -1,0 +1,329 @@
+;;; eglot-e2e.el --- Emacs + eglot end-to-end test of tokenizer-lsp  -*- lexical-binding: t; -*-
+
+;; Run by scripts/emacs-e2e.sh; not meant to be loaded by hand.  It loads the shipped
+;; configuration (editors/emacs/tokenizer-lsp.el), points it at the server under test,
+;; opens a real tokenizer file and checks what eglot gets and shows.
+;;
+;; Two entry points:
+;;   emacs -Q --batch -l eglot-e2e.el -f tokenizer-e2e-batch
+;;       connect through the config's major mode + `eglot-ensure', hover through eldoc,
+;;       diagnostics through Flymake, inlay hints by request and painted by eglot's own
+;;       painter, and a hover on a merges file.  Prints one line per check.
+;;   emacs -Q -nw -l eglot-e2e.el -f tokenizer-e2e-tty   (inside tmux)
+;;       the real interactive path: jit-lock asks for the hints on redisplay; the shell
+;;       reads the screen with `tmux capture-pane'.  Writes its own findings to
+;;       $E2E_ARTIFACTS/tty-state.txt.
+;;
+;; Environment (set by the script):
+;;   TOKENIZER_LSP_PYTHON  Python that can import tokenizer_lsp
+;;   E2E_REPO              repository root (for editors/emacs)
+;;   E2E_FILE              JSON vocabulary to open (GPT-2 encoder.json style or tokenizer.json)
+;;   E2E_LITERAL           the token literal as written in the file, e.g. "\u0120the" (with quotes)
+;;   E2E_TEXT              what the hover / hint must show for it, e.g. ␣the
+;;   E2E_HEX               its bytes, e.g. 20 74 68 65
+;;   E2E_FRAGMENTS         expected number of utf8-fragment diagnostics (optional)
+;;   E2E_MERGES            a merges file beside a vocabulary (optional)
+;;   E2E_ARTIFACTS         where logs go
+;;   E2E_TIMEOUT           seconds to wait for each asynchronous answer (default 60)
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'subr-x)
+(require 'ert)
+
+;; no background native compilation of what gets loaded (it would spawn Emacs processes)
+(when (boundp 'native-comp-jit-compilation) (setq native-comp-jit-compilation nil))
+
+(defvar e2e-repo (or (getenv "E2E_REPO") default-directory))
+(add-to-list 'load-path (expand-file-name "editors/emacs" e2e-repo))
+(require 'tokenizer-lsp)
+
+(defvar e2e-artifacts (file-name-as-directory
+                       (or (getenv "E2E_ARTIFACTS") (expand-file-name "artifacts/emacs" e2e-repo))))
+(make-directory e2e-artifacts t)
+(defvar e2e-timeout (string-to-number (or (getenv "E2E_TIMEOUT") "60")))
+(defvar e2e-passed 0)
+(defvar e2e-failed 0)
+
+;; The server under test, with utf8-fragment raised to warning so that the
+;; initializationOptions are seen to reach it (the default is hint).
+(setq tokenizer-lsp-command
+      (list (or (getenv "TOKENIZER_LSP_PYTHON") "python3") "-m" "tokenizer_lsp"))
+(setq tokenizer-lsp-initialization-options
+      '(:inlayHints (:mode "all")
+        :diagnostics (:severity (:utf8-fragment "warning"))))
+(setq eglot-sync-connect t
+      eglot-connect-timeout e2e-timeout
+      eglot-autoshutdown nil
+      eglot-events-buffer-config '(:size 4000000 :format full)
+      ;; these files are often read-only (the corpus); nothing here edits them
+      create-lockfiles nil
+      inhibit-message nil)
+
+;;;; helpers
+
+(defun e2e--report (name ok detail)
+  (if ok (cl-incf e2e-passed) (cl-incf e2e-failed))
+  (princ (format "%s %s%s\n" (if ok "PASS" "FAIL") name
+                 (if (and detail (not (string-empty-p detail))) (concat ": " detail) "")))
+  ok)
+
+(defmacro e2e-check (name &rest body)
+  "Run BODY; it returns (OK . DETAIL).  Errors count as failures."
+  (declare (indent 1))
+  `(condition-case err
+       (let ((r (progn ,@body)))
+         (e2e--report ,name (car r) (cdr r)))
+     (error (e2e--report ,name nil (format "error: %S" err)))))
+
+(defun e2e--wait (pred &optional timeout)
+  "Process events until PRED returns non-nil or TIMEOUT seconds pass; return its value."
+  (let ((end (+ (float-time) (or timeout e2e-timeout))) v)
+    (while (and (not (setq v (funcall pred))) (< (float-time) end))
+      (accept-process-output nil 0.05))
+    v))
+
+(defun e2e--short (s &optional n)
+  (let ((n (or n 300)) (s (replace-regexp-in-string "\n" "\\\\n" (format "%s" s))))
+    (if (> (length s) n) (concat (substring s 0 n) "…") s)))
+
+(defmacro e2e--write (file &rest body)
+  "Write what BODY inserts to FILE in the artifacts folder, as UTF-8, without asking."
+  (declare (indent 1))
+  `(let ((coding-system-for-write 'utf-8-emacs-unix))
+     (with-temp-file (expand-file-name ,file e2e-artifacts) ,@body)))
+
+(defun e2e--save-buffer-text (buffer file &optional max-line)
+  "Write BUFFER to FILE in the artifacts folder, cutting lines longer than MAX-LINE."
+  (when (buffer-live-p buffer)
+    (let ((text (with-current-buffer buffer
+                  (buffer-substring-no-properties (point-min) (point-max))))
+          (max-line (or max-line 4000)))
+      (e2e--write file
+        (dolist (line (split-string text "\n"))
+          (insert (if (> (length line) max-line)
+                      (format "%s… [%d more chars]" (substring line 0 max-line)
+                              (- (length line) max-line))
+                    line)
+                  "\n"))))))
+
+(defun e2e--save-logs ()
+  (dolist (server (hash-table-values (or (bound-and-true-p eglot--servers-by-project)
+                                         (make-hash-table))))
+    (dolist (s server)
+      (ignore-errors (e2e--save-buffer-text (jsonrpc-events-buffer s) "eglot-events.log"))
+      (ignore-errors (e2e--save-buffer-text (jsonrpc-stderr-buffer s) "server-stderr.log"))))
+  (e2e--save-buffer-text (get-buffer "*Messages*") "messages.log"))
+
+(defun e2e--open (file)
+  "Visit FILE through the config's auto-mode entry and connect the way a user does."
+  (let ((buf (find-file-noselect file)))
+    (switch-to-buffer buf)
+    (with-current-buffer buf
+      ;; `eglot-ensure' (from the mode hook) connects after the next command: run it.
+      (run-hooks 'post-command-hook)
+      (e2e--wait (lambda () (and (eglot-current-server) eglot--managed-mode)) e2e-timeout))
+    buf))
+
+(defun e2e--literal-bounds (literal)
+  "Start and end of the first LITERAL used as a JSON key, or nil."
+  (save-excursion
+    (goto-char (point-min))
+    (when (search-forward (concat literal ":") nil t)
+      (let ((end (- (point) 1)))
+        (cons (- end (length literal)) end)))))
+
+(defun e2e--id-after (end)
+  (save-excursion
+    (goto-char end)
+    (when (looking-at ":[ \t\n]*\\([0-9]+\\)") (match-string 1))))
+
+(defun e2e--hover-at (pos)
+  "Hover text at POS as eldoc gets it from eglot (nil when none)."
+  (save-excursion
+    (goto-char pos)
+    (let (got done)
+      (eglot-hover-eldoc-function (lambda (info &rest _) (setq got info done t)))
+      (e2e--wait (lambda () done))
+      (and got (substring-no-properties got)))))
+
+(defun e2e--lsp-range (beg end)
+  (list :start (eglot--pos-to-lsp-position beg) :end (eglot--pos-to-lsp-position end)))
+
+(defun e2e--hint-overlays (beg end)
+  (cl-remove-if-not (lambda (o) (overlay-get o 'eglot--inlay-hint)) (overlays-in beg end)))
+
+(defun e2e--overlay-text (o)
+  (substring-no-properties (or (overlay-get o 'after-string) (overlay-get o 'before-string) "")))
+
+;;;; batch
+
+(defun tokenizer-e2e-batch ()
+  (let* ((file (getenv "E2E_FILE"))
+         (literal (getenv "E2E_LITERAL"))
+         (text (getenv "E2E_TEXT"))
+         (hex (getenv "E2E_HEX"))
+         (want-fragments (and (getenv "E2E_FRAGMENTS") (string-to-number (getenv "E2E_FRAGMENTS"))))
+         (merges (getenv "E2E_MERGES"))
+         (t0 (float-time))
+         buf bounds id)
+    (princ (format "file: %s\nemacs %s, eglot %s, server: %s\n" file emacs-version
+                   (or (ignore-errors
+                         (require 'lisp-mnt)
+                         (with-temp-buffer
+                           (insert-file-contents (find-library-name "eglot"))
+                           (lm-version)))
+                       "?")
+                   (mapconcat #'identity tokenizer-lsp-command " ")))
+    (unwind-protect
+        (progn
+          ;; 1. connection through the shipped configuration
+          (e2e-check "connect: config's major mode + eglot-ensure start the server"
+            (setq buf (e2e--open file))
+            (with-current-buffer buf
+              (let ((server (eglot-current-server)))
+                (cons (and server (eq major-mode 'tokenizer-json-mode)
+                           (equal (ignore-errors (eglot--languageId server)) "json")
+                           (eglot-server-capable :hoverProvider)
+                           (eglot-server-capable :inlayHintProvider))
+                      (format "mode %s, server %s, language id %S, hover %s, inlayHint %s (%.1f s)"
+                              major-mode (and server (eglot-project-nickname server))
+                              (and server (ignore-errors (eglot--languageId server)))
+                              (and server (eglot-server-capable :hoverProvider) t)
+                              (and server (eglot-server-capable :inlayHintProvider) t)
+                              (- (float-time) t0))))))
+          (unless (and buf (buffer-live-p buf) (with-current-buffer buf (eglot-current-server)))
+            (error "no eglot server: the other checks cannot run"))
+          (set-buffer buf)
+          (setq bounds (e2e--literal-bounds literal)
+                id (and bounds (e2e--id-after (cdr bounds))))
+          (unless bounds (error "token literal %s not found in %s" literal file))
+
+          ;; 2. diagnostics through Flymake (also waits until the document is indexed)
+          (e2e-check "diagnostics: Flymake shows utf8-fragment, raised to warning by initializationOptions"
+            (let* ((t1 (float-time))
+                   (got (e2e--wait (lambda () eglot--diagnostics))))
+              (flymake-start)
+              (e2e--wait (lambda () (flymake-diagnostics)) 10)
+              (let* ((all (flymake-diagnostics (point-min) (point-max)))
+                     (frag (cl-remove-if-not
+                            (lambda (d)
+                              (equal (plist-get (alist-get 'eglot-lsp-diag (flymake-diagnostic-data d)) :code)
+                                     "utf8-fragment"))
+                            all))
+                     (first (car (sort (copy-sequence frag)
+                                       (lambda (a b) (< (flymake-diagnostic-beg a) (flymake-diagnostic-beg b))))))
+                     (types (delete-dups (mapcar #'flymake-diagnostic-type frag))))
+                (e2e--write "diagnostics.txt"
+                  (dolist (d all)
+                    (insert (format "%d-%d %s %s\n" (flymake-diagnostic-beg d) (flymake-diagnostic-end d)
+                                    (flymake-diagnostic-type d) (flymake-diagnostic-text d)))))
+                (cons (and got frag
+                           (equal types '(eglot-warning))
+                           (or (null want-fragments) (= (length frag) want-fragments))
+                           (string-match-p "UTF-8\\|continuation" (flymake-diagnostic-text first)))
+                      (format "%d diagnostics, %d utf8-fragment%s, types %S, first at %d %S: %s (%.1f s)"
+                              (length all) (length frag)
+                              (if want-fragments (format " (want %d)" want-fragments) "")
+                              types (flymake-diagnostic-beg first)
+                              (buffer-substring-no-properties
+                               (flymake-diagnostic-beg first)
+                               (min (point-max) (max (flymake-diagnostic-end first)
+                                                     (+ 12 (flymake-diagnostic-beg first)))))
+                              (e2e--short (flymake-diagnostic-text first) 120)
+                              (- (float-time) t1))))))
+
+          ;; 3. hover through eldoc, on a byte-level token
+          (e2e-check (format "hover: %s shows %s, bytes %s, id %s" literal text hex id)
+            (let ((info (e2e--hover-at (+ 2 (car bounds)))))
+              (e2e--write "hover.txt" (insert (or info "(none)")))
+              (cons (and info (string-search text info) (string-search hex info)
+                         id (string-match-p (concat "\\_<" id "\\_>") info))
+                    (e2e--short info))))
+
+          ;; 4. inlay hints: the request eglot makes, answered by the server
+          (e2e-check (format "inlay hint request: %s right after %s" text literal)
+            (let* ((from (max (point-min) (- (car bounds) 200)))
+                   (to (min (point-max) (+ (cdr bounds) 200)))
+                   (want (eglot--pos-to-lsp-position (cdr bounds)))
+                   (hints (eglot--request (eglot-current-server) :textDocument/inlayHint
+                                          (list :textDocument (eglot--TextDocumentIdentifier)
+                                                :range (e2e--lsp-range from to))))
+                   (hit (cl-find-if (lambda (h) (equal (plist-get h :position) want)) hints)))
+              (cons (and hit (equal (plist-get hit :label) text))
+                    (format "%d hints in ±200 chars; at %S: %S" (length hints) want
+                            (and hit (plist-get hit :label))))))
+
+          ;; 5. inlay hints painted by eglot's own painter (what jit-lock calls on redisplay)
+          (e2e-check (format "inlay hint painted: overlay after %s reads %s" literal text)
+            (let* ((from (max (point-min) (- (car bounds) 200)))
+                   (to (min (point-max) (+ (cdr bounds) 200))))
+              (unless eglot-inlay-hints-mode (eglot-inlay-hints-mode 1))
+              (eglot--update-hints-1 from to)
+              (let* ((ovs (e2e--wait (lambda () (e2e--hint-overlays from to)) 20))
+                     (at (cl-find-if (lambda (o) (= (overlay-end o) (cdr bounds))) ovs)))
+                (cons (and at (string-search text (e2e--overlay-text at)))
+                      (format "%d hint overlays, mode %s; after the literal: %S; e.g. %s"
+                              (length ovs) eglot-inlay-hints-mode
+                              (and at (e2e--overlay-text at))
+                              (mapconcat (lambda (o) (format "%S" (e2e--overlay-text o)))
+                                         (seq-take ovs 4) " "))))))
+
+          ;; 6. a merges file beside the vocabulary: its own mode and language id, merge hover
+          (when (and merges (file-readable-p merges))
+            (e2e-check "merges file: hover on the first merge shows both parts and the rank"
+              (let ((mbuf (e2e--open merges)) info)
+                (with-current-buffer mbuf
+                  (goto-char (point-min))
+                  (when (looking-at "#") (forward-line 1))
+                  (setq info (e2e--wait (lambda () (e2e--hover-at (point))) 30)))
+                (e2e--write "hover-merges.txt" (insert (or info "(none)")))
+                (cons (and info (string-match-p "merge rank" info) (string-search "20" info))
+                      (format "mode %s: %s" (buffer-local-value 'major-mode mbuf) (e2e--short info 200)))))))
+      (e2e--save-logs)
+      (princ (format "%d passed, %d failed (%.1f s)\n" e2e-passed e2e-failed (- (float-time) t0)))
+      (let ((servers (apply #'append (hash-table-values eglot--servers-by-project))))
+        (dolist (s servers)
+          ;; keep the events buffer, to see the shutdown/exit exchange in the log
+          (ignore-errors (eglot-shutdown s nil nil t))
+          (ignore-errors (e2e--save-buffer-text (jsonrpc-events-buffer s) "eglot-events.log"))))
+      (kill-emacs (if (and (> e2e-passed 0) (= e2e-failed 0)) 0 1)))))
+
+;;;; tty (inside tmux)
+
+(defun e2e--tty-state (literal)
+  (let* ((bounds (e2e--literal-bounds literal))
+         (ovs (and bounds (e2e--hint-overlays (max (point-min) (- (car bounds) 2000))
+                                              (min (point-max) (+ (cdr bounds) 2000)))))
+         (at (and bounds (cl-find-if (lambda (o) (= (overlay-end o) (cdr bounds))) ovs))))
+    (list :server (and (eglot-current-server) t)
+          :inlay-mode (and (boundp 'eglot-inlay-hints-mode) eglot-inlay-hints-mode)
+          :overlays (length ovs)
+          :after-literal (and at (e2e--overlay-text at)))))
+
+(defun tokenizer-e2e-tty ()
+  "Open E2E_FILE at the token and let the normal redisplay do the rest.
+The shell sends a key (so that `eglot-ensure' connects after a command, as for a
+user), waits, and reads the screen.  A timer writes what eglot has painted to
+tty-state.txt every half second."
+  (let* ((file (getenv "E2E_FILE"))
+         (literal (getenv "E2E_LITERAL"))
+         (buf (find-file file)))
+    (with-current-buffer buf
+      (let ((bounds (e2e--literal-bounds literal)))
+        (when bounds
+          (goto-char (cdr bounds))
+          (recenter))))
+    (run-with-timer
+     0.5 0.5
+     (lambda ()
+       (when (buffer-live-p buf)
+         (with-current-buffer buf
+           (let ((state (e2e--tty-state literal)))
+             (e2e--write "tty-state.txt"
+               (insert (format "%S\n" state))))))))
+    (add-hook 'kill-emacs-hook #'e2e--save-logs)))
+
+(provide 'eglot-e2e)
+;;; eglot-e2e.el ends here
