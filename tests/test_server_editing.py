@@ -14,7 +14,7 @@ from .test_server import capabilities
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
 
 
-def make_fixture(encodings=("utf-16",), init_options=None):
+def make_fixture(encodings=("utf-16",), init_options=None, **caps):
     @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
     async def fixture(lsp_client: LanguageClient):
         lsp_client.refreshes = 0
@@ -24,7 +24,7 @@ def make_fixture(encodings=("utf-16",), init_options=None):
             lsp_client.refreshes += 1
 
         await lsp_client.initialize_session(types.InitializeParams(
-            capabilities=capabilities(encodings), initialization_options=init_options))
+            capabilities=capabilities(encodings, **caps), initialization_options=init_options))
         yield
         await lsp_client.shutdown_session()
 
@@ -33,6 +33,7 @@ def make_fixture(encodings=("utf-16",), init_options=None):
 
 client = make_fixture()
 utf8_client = make_fixture(("utf-8", "utf-16"))
+plain_client = make_fixture(hover_format=(types.MarkupKind.PlainText,), refresh=False)
 ws_client = make_fixture(init_options={"inlayHints": {"mode": "whitespace"},
                                        "diagnostics": {"severity": {"utf8-fragment": "warning"}, "debounceMs": 10}})
 
@@ -233,3 +234,19 @@ async def test_settings_from_initialization_options(ws_client: LanguageClient, t
     hints = await ws_client.text_document_inlay_hint_async(types.InlayHintParams(
         ident(uri), types.Range(types.Position(0, 0), types.Position(len(text.split("\n")), 0))))
     assert hints and all(("␣" in h.label) or ("\\" in h.label) for h in hints)
+
+
+async def test_plain_client_without_refresh(plain_client: LanguageClient, tmp_path):
+    """A client like Emacs' eglot: plain-text hovers, no inlay hint refresh. It asks for
+    hints at once after opening: the answer waits for the index instead of being empty."""
+    text = EXAMPLE.read_text(encoding="utf-8")
+    uri = (tmp_path / "tokenizer.json").as_uri()
+    plain_client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    hints = await plain_client.text_document_inlay_hint_async(types.InlayHintParams(
+        ident(uri), types.Range(types.Position(0, 0), types.Position(len(text.split("\n")), 0))))
+    assert len(hints) > 100
+    line, col = find(text, '"ĠâĪ"')
+    h = await plain_client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(line, col + 1)))
+    assert h.contents.kind == types.MarkupKind.PlainText
+    assert "`" not in h.contents.value and "**" not in h.contents.value and "20 E2 88" in h.contents.value

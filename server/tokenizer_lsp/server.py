@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import re
 import logging
+import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +24,7 @@ from .features.hover import hover_markdown
 from .features.inlay_hints import hints_in
 from .features.tokens import piece_at
 from .index import DocumentIndex, content_kind, name_kind
-from .settings import Settings, parse_settings
+from .settings import Settings, merge_settings, parse_settings
 
 log = logging.getLogger("tokenizer_lsp")
 
@@ -45,6 +47,18 @@ class TokenizerProtocol(LanguageServerProtocol):
         self._server.change_document(params)
         yield from ()
 
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args):
+        """Leave at once: freeing a large index object by object takes longer than
+        clients wait (Emacs kills the server after 100 ms)."""
+        code = 0 if self._shutdown else 1
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+        yield from ()
+
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
         self._server.close_document(params)
@@ -56,6 +70,7 @@ class TokenizerServer(LanguageServer):
         super().__init__("tokenizer-lsp", __version__, protocol_cls=TokenizerProtocol)
         self.docs: dict[str, OpenDocument] = {}
         self.settings = Settings()
+        self.init_options: dict = {}
         # one worker: indexes are built one at a time, off the event loop
         self.indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="indexer")
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -68,11 +83,14 @@ class TokenizerServer(LanguageServer):
         enc = getattr(caps, "position_encoding", None) if caps else None
         return str(enc.value if hasattr(enc, "value") else enc or "utf-16")
 
-    def _client_supports(self, path: str) -> bool:
+    def _client_capability(self, path: str):
         node = self.protocol.client_capabilities
         for part in path.split("."):
             node = getattr(node, part, None) if node is not None else None
-        return bool(node)
+        return node
+
+    def _client_supports(self, path: str) -> bool:
+        return bool(self._client_capability(path))
 
     # ---- documents ---------------------------------------------------------------------
 
@@ -210,6 +228,7 @@ def _lsp_range(idx: DocumentIndex, start: int, end: int, encoding: str) -> types
 
 @server.feature(types.INITIALIZE)
 def on_initialize(ls: TokenizerServer, params: types.InitializeParams) -> None:
+    ls.init_options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
     settings, problems = parse_settings(params.initialization_options)
     ls.settings = settings
     for p in problems:
@@ -236,7 +255,8 @@ async def _pull_configuration(ls: TokenizerServer) -> None:
 
 
 def _apply_settings(ls: TokenizerServer, raw) -> None:
-    settings, problems = parse_settings(raw)
+    # what the editor's configuration leaves out keeps its initializationOptions value
+    settings, problems = parse_settings(merge_settings(ls.init_options, raw))
     for p in problems:
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"tokenizer-lsp: {p}"))
     if settings != ls.settings:
@@ -253,10 +273,28 @@ async def on_configuration(ls: TokenizerServer, params: types.DidChangeConfigura
         await _pull_configuration(ls)
 
 
+async def first_lookups(doc: OpenDocument | None, timeout: float = 10.0):
+    """The serving index; on a newly opened document, wait for its first one."""
+    if doc is None:
+        return None
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while doc.serving is None and doc.busy and loop.time() < end:
+        await asyncio.sleep(0.01)
+    return doc.serving
+
+
+def _plain(markdown: str) -> str:
+    """For clients that asked for plain text hovers: no code-span fences or bold."""
+    return re.sub(r"(`+) ?(.*?) ?\1", r"\2", markdown).replace("**", "")
+
+
 @server.feature(types.TEXT_DOCUMENT_HOVER)
-def on_hover(ls: TokenizerServer, params: types.HoverParams) -> types.Hover | None:
+async def on_hover(ls: TokenizerServer, params: types.HoverParams) -> types.Hover | None:
     doc = ls.docs.get(params.text_document.uri)
     idx = doc.serving if doc else None
+    if idx is None:
+        idx = await first_lookups(doc)
     if idx is None:
         return None
     enc = ls.encoding
@@ -264,16 +302,21 @@ def on_hover(ls: TokenizerServer, params: types.HoverParams) -> types.Hover | No
     piece = piece_at(idx, offset)
     if piece is None:
         return None
+    text = hover_markdown(idx, piece)
+    formats = ls._client_capability("text_document.hover.content_format") or [types.MarkupKind.Markdown]
+    kind = types.MarkupKind.Markdown if types.MarkupKind.Markdown in formats else types.MarkupKind.PlainText
     return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=hover_markdown(idx, piece)),
+        contents=types.MarkupContent(kind=kind, value=text if kind == types.MarkupKind.Markdown else _plain(text)),
         range=_lsp_range(idx, piece.start, piece.end, enc),
     )
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
-def on_inlay_hint(ls: TokenizerServer, params: types.InlayHintParams) -> list[types.InlayHint]:
+async def on_inlay_hint(ls: TokenizerServer, params: types.InlayHintParams) -> list[types.InlayHint]:
     doc = ls.docs.get(params.text_document.uri)
     idx = doc.serving if doc else None
+    if idx is None and not ls._client_supports("workspace.inlay_hint.refresh_support"):
+        idx = await first_lookups(doc)  # this client would never ask again after an empty answer
     if idx is None:
         return []
     enc = ls.encoding

@@ -61,3 +61,21 @@ def parse_settings(raw) -> tuple[Settings, list[str]]:
         else:
             problems.append(f"diagnostics.{key} must be a non-negative integer, not {value!r}")
     return Settings(**kwargs), problems
+
+
+def merge_settings(base, override):
+    """`override` on top of `base`, object by object (None and missing keys keep base)."""
+    if isinstance(base, dict) and isinstance(base.get("tokenizerLsp"), dict):
+        base = base["tokenizerLsp"]
+    if isinstance(override, dict) and isinstance(override.get("tokenizerLsp"), dict):
+        override = override["tokenizerLsp"]
+    if not isinstance(override, dict):
+        return base if override is None else override
+    if not isinstance(base, dict):
+        return override
+    out = dict(base)
+    for key, value in override.items():
+        if value is None:
+            continue
+        out[key] = merge_settings(base.get(key), value) if isinstance(value, dict) else value
+    return out

@@ -41,7 +41,8 @@ def diagnostics_for(idx: DocumentIndex, settings: Settings, encoding: str) -> li
     summary = _summary(kept, len(shown))
     if summary:
         out.append(types.Diagnostic(
-            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+            # one character wide: some clients widen an empty range to the whole (huge) line
+            range=types.Range(types.Position(0, 0), types.Position(0, 1)),
             message=summary, severity=types.DiagnosticSeverity.Information, code="summary", source=SOURCE,
         ))
     for k, (f, level) in enumerate(shown):
