@@ -184,11 +184,16 @@ class TokenizerServer(LanguageServer):
         if idx.doc is not None:
             await loop.run_in_executor(self.indexer, idx.prepare_lookups)
             doc.good = idx  # until now hovers kept answering from the previous one
-            gc.collect(0)
+            # millions of acyclic objects: keep the collector from rescanning them (a
+            # full collection would stall hovers for half a second); refcounts free them
+            gc.freeze()
             if self.docs.get(uri) is doc and self._client_supports("workspace.inlay_hint.refresh_support"):
                 self.workspace_inlay_hint_refresh(None)
 
     def _build(self, data: bytes, path: str | None, assume: bool, base=None, edits=None):
+        if base is not None and edits == [] and base.data is data:
+            # nothing changed (e.g. new settings): the findings stand, only their rendering
+            return base, diagnostics_for(base, self.settings, self.encoding) if base.is_tokenizer else []
         if base is not None and edits:
             idx = base.edited(edits, data)
             if idx is not None:
