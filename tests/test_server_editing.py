@@ -250,3 +250,20 @@ async def test_plain_client_without_refresh(plain_client: LanguageClient, tmp_pa
     h = await plain_client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(line, col + 1)))
     assert h.contents.kind == types.MarkupKind.PlainText
     assert "`" not in h.contents.value and "**" not in h.contents.value and "20 E2 88" in h.contents.value
+
+
+async def test_settings_change_without_restart(client: LanguageClient, tmp_path):
+    text = EXAMPLE.read_text(encoding="utf-8")
+    uri = (tmp_path / "tokenizer.json").as_uri()
+    first = await open_doc(client, uri, text)
+    assert all(d.severity == types.DiagnosticSeverity.Hint for d in first if d.code == "utf8-fragment")
+    await hover(client, uri, 0, 0)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"tokenizerLsp": {
+        "inlayHints": {"mode": "off"}, "diagnostics": {"severity": {"utf8-fragment": "error", "id-gap": "off"}}}}))
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    frags = [d for d in params.diagnostics if d.code == "utf8-fragment"]
+    assert len(frags) == sum(d.code == "utf8-fragment" for d in first)
+    assert all(d.severity == types.DiagnosticSeverity.Error for d in frags)
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        ident(uri), types.Range(types.Position(0, 0), types.Position(400, 0))))
+    assert not hints

@@ -162,7 +162,8 @@ const codeServer = spawn(
     '--ignore-last-opened',
     WORKSPACE,
   ],
-  { env: childEnv, stdio: ['ignore', csLog, csLog], detached: false },
+  // its own process group, so that cleanup ends its helpers (file watcher, extension host) too
+  { env: childEnv, stdio: ['ignore', csLog, csLog], detached: true },
 );
 let codeServerExited = false;
 codeServer.on('exit', () => {
@@ -176,11 +177,17 @@ async function cleanup() {
   } catch {
     /* gone */
   }
-  if (!codeServerExited) {
-    codeServer.kill('SIGTERM');
-    await until(() => codeServerExited, 5000, 100);
-    if (!codeServerExited) codeServer.kill('SIGKILL');
-  }
+  const killGroup = (signal) => {
+    try {
+      process.kill(-codeServer.pid, signal);
+    } catch {
+      /* already gone */
+    }
+  };
+  killGroup('SIGTERM');
+  await until(() => codeServerExited, 5000, 100);
+  await sleep(500);
+  killGroup('SIGKILL');
   collectLogs();
   if (process.env.E2E_KEEP_TMP !== '1') fs.rmSync(TMP, { recursive: true, force: true });
   else log(`kept ${TMP}`);
@@ -219,10 +226,22 @@ function extensionLog() {
   return text;
 }
 
-process.on('SIGINT', async () => {
+// A hung browser or server must not eat CI's time: give up after 15 minutes.
+const WATCHDOG_MS = Number(process.env.E2E_TIMEOUT_MS || 15 * 60 * 1000);
+setTimeout(async () => {
+  console.log(`FAIL watchdog: the run took longer than ${WATCHDOG_MS / 1000} s`);
+  if (page) await shot('00-watchdog');
   await cleanup();
-  process.exit(130);
-});
+  console.log(`${results.filter((r) => r.ok).length} passed, ${results.filter((r) => !r.ok).length + 1} failed`);
+  process.exit(1);
+}, WATCHDOG_MS).unref();
+
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+  process.on(signal, async () => {
+    await cleanup();
+    process.exit(code);
+  });
+}
 
 // ---------------------------------------------------------------------------------------------
 // page helpers
@@ -250,8 +269,13 @@ async function runCommand(title) {
   const input = page.locator('.quick-input-widget:visible input');
   await input.waitFor({ timeout: 10_000 });
   await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
-  await page.keyboard.press('Enter');
+  const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  const row = page
+    .locator('.quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: exact }) })
+    .first();
+  await row.waitFor({ timeout: 10_000 });
+  await row.click();
 }
 
 /** Opens a workspace file by quick open and waits for its text on screen. */
@@ -375,15 +399,40 @@ async function setEnumSetting(key, value) {
   await search.click();
   await page.keyboard.press('Control+A');
   await page.keyboard.type(key);
-  await sleep(1500);
-  fs.writeFileSync(path.join(ART, 'settings-dom.html'), await page.locator('.settings-editor .settings-body').first().innerHTML());
-  const select = page.locator('.settings-editor select').first();
-  await select.waitFor({ timeout: 20_000, state: 'attached' });
-  await select.selectOption(value);
+  const row = page.locator(`.settings-editor .setting-item-contents[data-key="${key}"]`);
+  await row.waitFor({ timeout: 20_000 });
+  await row.locator('select').selectOption(value);
   const saved = await until(() => fs.readFileSync(SETTINGS_FILE, 'utf8').includes(`"${key}": "${value}"`), 10_000);
   if (!saved) fail(`the Settings editor did not save ${key} = ${value}`);
   await shot(`settings-${key}-${value}`);
   await runCommand('View: Close Editor');
+}
+
+/** Replaces the user settings the way a person does: Open User Settings (JSON), edit, save. */
+async function editSettingsJson(settings) {
+  await runCommand('Preferences: Open User Settings (JSON)');
+  await page.locator('.part.editor .editor-group-container.active .tab.active', { hasText: 'settings.json' }).waitFor({ timeout: 20_000 });
+  await page.locator(EDITOR_LINES).click();
+  // Pasted, not typed: typing would trigger auto-closing brackets and auto-indent.
+  await page.evaluate((text) => navigator.clipboard.writeText(text), JSON.stringify(settings, null, 2) + '\n');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Control+V');
+  await sleep(300);
+  await page.keyboard.press('Control+S');
+  const want = JSON.stringify(settings);
+  const saved = await until(() => {
+    try {
+      return JSON.stringify(JSON.parse(fs.readFileSync(SETTINGS_FILE, 'utf8'))) === want;
+    } catch {
+      return false;
+    }
+  }, 10_000);
+  if (!saved) fail(`settings.json was not saved as typed; it holds: ${JSON.stringify(fs.readFileSync(SETTINGS_FILE, 'utf8').slice(-300))}`);
+  await runCommand('View: Close Editor');
+}
+
+function currentSettings() {
+  return JSON.parse(fs.readFileSync(SETTINGS_FILE, 'utf8'));
 }
 
 async function openProblems() {
@@ -456,6 +505,7 @@ async function main() {
     ],
   });
   browser = context;
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${port}` });
   page = await context.newPage();
   const consoleLines = [];
   page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
@@ -470,7 +520,10 @@ async function main() {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(WORKSPACE)}`);
   await page.locator('.monaco-workbench').waitFor({ timeout: 120_000 });
   await page.locator('.explorer-folders-view').waitFor({ timeout: 60_000 });
-  await sleep(1500);
+  // The workspace holds tokenizer files, so the extension activates and starts the server.
+  const serverUp = await until(() => extensionLog().includes('Server started.'), 90_000);
+  if (!serverUp) fail(`the extension did not start the server within 90 s; its log: ${extensionLog().slice(-1500) || '(empty)'}`);
+  await sleep(1000);
 
   // 1. hover on a Ġ token of a real tokenizer.json
   await check('hover-token', async () => {
@@ -532,6 +585,7 @@ async function main() {
 
   // 3. utf8-fragment diagnostics
   await check('fragment-diagnostics', async () => {
+    await openFile(ws.tokenizer.rel);
     await gotoLine(fragment.line);
     const squiggles = await until(async () => page.locator(`${EDITOR_LINES.replace(' .view-lines', '')} .squiggly-warning`).count(), WAIT_SERVER_MS);
     await openProblems();
@@ -546,6 +600,10 @@ async function main() {
     const literal = JSON.stringify(fragment.token);
     const { ok, text } = await hoverUntil(literal, [fragment.hex, 'utf8-fragment'], 20_000);
     if (!ok) fail(`hover on the fragment ${literal} (line ${fragment.line}) should show the bytes ${fragment.hex} and the utf8-fragment diagnostic; it showed ${JSON.stringify(text)}`);
+    // Every finding once: the rows of the Problems list must not repeat.
+    const rows = await page.locator('.markers-panel .monaco-list-row').evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
+    const dupes = rows.filter((r, i) => r && rows.indexOf(r) !== i);
+    if (dupes.length) fail(`the Problems list shows findings twice, e.g. ${JSON.stringify(dupes[0])}`);
     const first = problems.split('\n').find((l) => /fragment|continuation|UTF-8/i.test(l)) || '';
     return `${squiggles} warning squiggles in view; Problems: ${JSON.stringify(first.trim())}; hover on ${literal}: ${JSON.stringify(text.slice(0, 200))}`;
   });
@@ -578,7 +636,7 @@ async function main() {
   // 5. language ids of .tiktoken and merges files, with their inlay hints
   await check('tiktoken-and-merges-languages', async () => {
     const mode = async () => norm(await page.locator('[id="status.editor.mode"]').innerText()).trim();
-    await openFile(ws.tiktoken.rel, ws.tiktoken.lines[0]);
+    await openFile(ws.tiktoken.rel, ws.tiktoken.lines[0].split(' ')[0]);
     const tikMode = await until(async () => (await mode()) === 'tiktoken' && 'tiktoken', 10_000);
     if (!tikMode) fail(`language mode of ${ws.tiktoken.rel} is ${JSON.stringify(await mode())}, not "tiktoken"`);
     const [b64] = ws.tiktoken.lines[0].split(' ');
@@ -590,7 +648,7 @@ async function main() {
     if (!tikHint) fail(`no inlay hint on line 1 of ${ws.tiktoken.rel}: it reads ${JSON.stringify(tikLine)}`);
     await shot('05a-tiktoken');
 
-    await openFile(ws.merges.rel, ws.merges.lines[1]);
+    await openFile(ws.merges.rel, '#version');
     const mergesMode = await until(async () => (await mode()) === 'BPE merges' && 'BPE merges', 10_000);
     if (!mergesMode) fail(`language mode of ${ws.merges.rel} is ${JSON.stringify(await mode())}, not "BPE merges"`);
     let mergeLine;
@@ -637,6 +695,87 @@ async function main() {
     if (startsAfter !== startsBefore) fail(`the server was restarted (${startsBefore} -> ${startsAfter} starts)`);
     if (!log1.includes("Sending notification 'workspace/didChangeConfiguration'") && TRACE !== 'off') fail('no workspace/didChangeConfiguration in the LSP trace');
     return `with mode "off" (set in the Settings editor) line ${hover.line} reads ${JSON.stringify(line.trim())}, server not restarted`;
+  });
+
+  // 7. "Tokenizer LSP: Restart server" and the "Tokenizer LSP" output channel
+  await check('restart-command-and-log', async () => {
+    const before = (extensionLog().match(/Server started\./g) || []).length;
+    await runCommand('Tokenizer LSP: Restart server');
+    const restarted = await until(() => (extensionLog().match(/Server started\./g) || []).length > before, 60_000);
+    if (!restarted) fail(`no new "Server started." in the extension log after the restart command`);
+    await runCommand('Tokenizer LSP: Show server log');
+    const outputText = async () => norm(await page.locator('.part.panel .monaco-editor .view-lines').first().innerText());
+    // The channel is long (LSP trace); filter it like a person would.
+    const filter = page.locator('.part.panel input[placeholder*="Filter"]').first();
+    await filter.waitFor({ timeout: 10_000 });
+    await filter.fill('Starting server');
+    let out = '';
+    const shown = await until(async () => {
+      out = await outputText();
+      return (out.match(/Starting server:/g) || []).length >= 2;
+    }, 20_000);
+    if (!shown) fail(`the "Tokenizer LSP" output does not show the restart: ${JSON.stringify(out.slice(-400))}`);
+    // the restarted server answers
+    await openFile(ws.tokenizer.rel);
+    await gotoLine(hover.line);
+    const { ok, text } = await hoverUntil(JSON.stringify(hover.token), [hover.hex], WAIT_SERVER_MS);
+    if (!ok) fail(`after the restart the hover on ${JSON.stringify(hover.token)} shows ${JSON.stringify(text)}`);
+    const channel = norm(await page.locator('.part.panel select').first().evaluate((el) => el.options[el.selectedIndex]?.text || ''));
+    if (channel !== 'Tokenizer LSP') fail(`the Output view shows the channel ${JSON.stringify(channel)}, not "Tokenizer LSP"`);
+    await shot('07a-output-channel');
+    await filter.fill('');
+    const startLine = out.split('\n').reverse().find((l) => l.includes('Starting server:')) || '';
+    return `output channel shows ${JSON.stringify(startLine.trim().slice(0, 200))}; hover works after the restart`;
+  });
+  await page.mouse.move(5, 5);
+  await page.keyboard.press('Escape');
+
+  // 8. a Python without tokenizer_lsp: one clear error with the fix, then recovery
+  await check('missing-module-message', async () => {
+    await runCommand('Notifications: Clear All Notifications');
+    const good = currentSettings();
+    const startsBefore = (extensionLog().match(/Starting server:/g) || []).length;
+    // `-S` skips site-packages, so this Python cannot import tokenizer_lsp
+    await editSettingsJson({ ...good, 'tokenizerLsp.server.command': [PYTHON, '-S', '-m', 'tokenizer_lsp'] });
+    const toasts = page.locator('.notification-toast', { hasText: 'Tokenizer LSP' });
+    const appeared = await until(async () => (await toasts.count()) > 0 && (await toasts.first().innerText()).includes('not installed'), 60_000);
+    let texts = await toasts.evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
+    if (!appeared) fail(`no error notification about the missing package; toasts: ${JSON.stringify(texts)}`);
+    await sleep(5000); // anything else (retries, more errors) would show by now
+    texts = await toasts.evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
+    const errors = texts.filter((t) => /Tokenizer LSP/.test(t) && !/large-file|hides its inlay/.test(t));
+    await shot('08a-missing-module-error');
+    if (errors.length !== 1) fail(`expected exactly one error notification, saw ${errors.length}: ${JSON.stringify(errors)}`);
+    const fix = `${PYTHON} -S -m pip install tokenizer-lsp`;
+    if (!errors[0].includes(fix)) fail(`the message does not give the fix "${fix}": ${JSON.stringify(errors[0])}`);
+    const started = (extensionLog().match(/Starting server:/g) || []).length;
+    if (started !== startsBefore) fail(`the extension started a server anyway (${started - startsBefore} starts)`);
+    // put the working command back: the server starts again without reloading the window
+    await editSettingsJson(good);
+    const back = await until(() => (extensionLog().match(/Starting server:/g) || []).length > startsBefore, 60_000);
+    if (!back) fail('the server did not start again after the setting was fixed');
+    return `one notification: ${JSON.stringify(errors[0].slice(0, 300))}; fixed setting restarts the server`;
+  });
+
+  // 9. a server that dies at once: the client gives up after a few tries, with one message
+  await check('crashing-server-one-message', async () => {
+    await runCommand('Notifications: Clear All Notifications');
+    const good = currentSettings();
+    const startsBefore = (extensionLog().match(/Starting server:/g) || []).length;
+    // a runnable program that exits at once instead of speaking LSP
+    await editSettingsJson({ ...good, 'tokenizerLsp.server.command': [PYTHON, '-c', 'import sys; sys.exit(3)'] });
+    const toasts = page.locator('.notification-toast');
+    const appeared = await until(async () => (await toasts.count()) > 0 && /Tokenizer LSP/.test(await toasts.first().innerText()), 60_000);
+    await sleep(8000); // retries and any further messages would show by now
+    const texts = await toasts.evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
+    await shot('09a-crashing-server');
+    const ours = texts.filter((t) => /Tokenizer LSP|tokenizerLsp|tokenizer-lsp/i.test(t) && !/large-file|hides its inlay/.test(t));
+    const starts = (extensionLog().match(/Starting server:/g) || []).length - startsBefore;
+    if (!appeared || ours.length !== 1) fail(`expected one notification, saw ${ours.length}: ${JSON.stringify(ours)} (server starts: ${starts})`);
+    await editSettingsJson(good);
+    const back = await until(() => extensionLog().split('Starting server:').pop().includes('Server started.'), 60_000);
+    if (!back) fail('the server did not start again after the setting was fixed');
+    return `${starts} start attempt(s), one notification: ${JSON.stringify(ours[0].slice(0, 250))}`;
   });
 }
 
