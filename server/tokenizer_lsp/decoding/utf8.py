@@ -115,10 +115,8 @@ def describe_fragment(data: bytes) -> str:
     parts: list[str] = []
     if kind is Utf8Kind.CONTINUATION:
         n = len(data)
-        return (
-            f"continuation bytes only: the last {n} byte{'s' if n != 1 else ''} of a "
-            "multi-byte character whose lead byte is in an earlier token"
-        )
+        which = "the last byte" if n == 1 else f"the last {n} bytes"
+        return f"continuation bytes only: {which} of a multi-byte character whose lead byte is in an earlier token"
     if lead_cont:
         parts.append(
             f"starts with {lead_cont} continuation byte{'s' if lead_cont != 1 else ''} "
