@@ -11,14 +11,14 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from .conftest import corpus_file
 
 
-def capabilities(encodings=("utf-16",), hover_format=(types.MarkupKind.Markdown,), refresh=True) -> types.ClientCapabilities:
+def capabilities(encodings=("utf-16",), hover_format=(types.MarkupKind.Markdown,), refresh=True, pull=True) -> types.ClientCapabilities:
     return types.ClientCapabilities(
         general=types.GeneralClientCapabilities(position_encodings=list(encodings)),
         text_document=types.TextDocumentClientCapabilities(
             synchronization=types.TextDocumentSyncClientCapabilities(dynamic_registration=False),
             hover=types.HoverClientCapabilities(content_format=list(hover_format)),
             inlay_hint=types.InlayHintClientCapabilities(),
-            diagnostic=types.DiagnosticClientCapabilities(),
+            diagnostic=types.DiagnosticClientCapabilities() if pull else None,
             publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
         ),
         workspace=types.WorkspaceClientCapabilities(

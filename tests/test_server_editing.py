@@ -23,7 +23,7 @@ def make_fixture(encodings=("utf-16",), init_options=None, **caps):
         def on_refresh(params):
             lsp_client.refreshes += 1
 
-        await lsp_client.initialize_session(types.InitializeParams(
+        lsp_client.init_result = await lsp_client.initialize_session(types.InitializeParams(
             capabilities=capabilities(encodings, **caps), initialization_options=init_options))
         yield
         await lsp_client.shutdown_session()
@@ -33,7 +33,7 @@ def make_fixture(encodings=("utf-16",), init_options=None, **caps):
 
 client = make_fixture()
 utf8_client = make_fixture(("utf-8", "utf-16"))
-plain_client = make_fixture(hover_format=(types.MarkupKind.PlainText,), refresh=False)
+plain_client = make_fixture(hover_format=(types.MarkupKind.PlainText,), refresh=False, pull=False)
 ws_client = make_fixture(init_options={"inlayHints": {"mode": "whitespace"},
                                        "diagnostics": {"severity": {"utf8-fragment": "warning"}, "debounceMs": 10}})
 
@@ -165,6 +165,7 @@ async def test_close_clears_diagnostics(client: LanguageClient, tmp_path):
 
 
 async def test_pull_diagnostics(client: LanguageClient, tmp_path):
+    assert client.init_result.capabilities.diagnostic_provider is not None
     uri = (tmp_path / "tokenizer.json").as_uri()
     pushed = await open_doc(client, uri, EXAMPLE.read_text(encoding="utf-8"))
     report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(ident(uri)))
@@ -237,8 +238,9 @@ async def test_settings_from_initialization_options(ws_client: LanguageClient, t
 
 
 async def test_plain_client_without_refresh(plain_client: LanguageClient, tmp_path):
-    """A client like Emacs' eglot: plain-text hovers, no inlay hint refresh. It asks for
-    hints at once after opening: the answer waits for the index instead of being empty."""
+    """A client like Emacs' eglot: plain-text hovers, no inlay hint refresh, no pull
+    diagnostics. It asks for hints at once after opening: the answer waits for the index."""
+    assert plain_client.init_result.capabilities.diagnostic_provider is None
     text = EXAMPLE.read_text(encoding="utf-8")
     uri = (tmp_path / "tokenizer.json").as_uri()
     plain_client.text_document_did_open(types.DidOpenTextDocumentParams(

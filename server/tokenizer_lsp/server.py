@@ -47,6 +47,15 @@ class TokenizerProtocol(LanguageServerProtocol):
         self._server.change_document(params)
         yield from ()
 
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        result = yield from super().lsp_initialize(params)
+        # pull diagnostics only for clients that ask for them: a client that keeps pulled
+        # and pushed diagnostics apart would otherwise show every finding twice
+        if not self._server._client_supports("text_document.diagnostic"):
+            result.capabilities.diagnostic_provider = None
+        return result
+
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args):
         """Leave at once: freeing a large index object by object takes longer than

@@ -5,6 +5,11 @@
 //      TOKENIZER_CORPUS (default ../shared/corpus), E2E_TRACE (default messages),
 //      CHROMIUM (default /usr/bin/chromium), E2E_KEEP_TMP=1 keeps the temp folder.
 //
+// Checks: 1 hover on a Ġ token, 2 inlay hints (through the large-file notice), 3 utf8-fragment
+// diagnostics, 4 nothing on a plain JSON file, 5 tiktoken/merges language modes and hints,
+// 6 a settings change without restart, 7 the restart command and output channel, 8 one clear
+// error for a Python without tokenizer_lsp, 9 one message for a server that exits at once,
+// 10 recovery after the server is killed. E2E_ONLY=name,name runs some of them.
 // Each check asserts on text a person sees, saves a screenshot in artifacts/vscode/ and prints
 // one line; the run ends with "N passed, N failed" and a non-zero exit status on a failure.
 import { spawn, execFileSync } from 'node:child_process';
@@ -706,7 +711,11 @@ async function main() {
     await runCommand('Tokenizer LSP: Show server log');
     const outputText = async () => norm(await page.locator('.part.panel .monaco-editor .view-lines').first().innerText());
     // The channel is long (LSP trace); filter it like a person would.
-    const filter = page.locator('.part.panel input[placeholder*="Filter"]').first();
+    const channelName = async () =>
+      norm(await page.locator('.part.panel select:visible').first().evaluate((el) => el.options[el.selectedIndex]?.text || '')).trim();
+    const onChannel = await until(async () => (await channelName()) === 'Tokenizer LSP', 10_000);
+    if (!onChannel) fail(`the Output view shows the channel ${JSON.stringify(await channelName())}, not "Tokenizer LSP"`);
+    const filter = page.locator('.part.panel input[placeholder*="Filter"]:visible').first();
     await filter.waitFor({ timeout: 10_000 });
     await filter.fill('Starting server');
     let out = '';
@@ -720,8 +729,6 @@ async function main() {
     await gotoLine(hover.line);
     const { ok, text } = await hoverUntil(JSON.stringify(hover.token), [hover.hex], WAIT_SERVER_MS);
     if (!ok) fail(`after the restart the hover on ${JSON.stringify(hover.token)} shows ${JSON.stringify(text)}`);
-    const channel = norm(await page.locator('.part.panel select').first().evaluate((el) => el.options[el.selectedIndex]?.text || ''));
-    if (channel !== 'Tokenizer LSP') fail(`the Output view shows the channel ${JSON.stringify(channel)}, not "Tokenizer LSP"`);
     await shot('07a-output-channel');
     await filter.fill('');
     const startLine = out.split('\n').reverse().find((l) => l.includes('Starting server:')) || '';
@@ -776,6 +783,30 @@ async function main() {
     const back = await until(() => extensionLog().split('Starting server:').pop().includes('Server started.'), 60_000);
     if (!back) fail('the server did not start again after the setting was fixed');
     return `${starts} start attempt(s), one notification: ${JSON.stringify(ours[0].slice(0, 250))}`;
+  });
+
+  // 10. the server dies while in use: the client starts it again by itself
+  await check('server-crash-recovers', async () => {
+    await runCommand('Notifications: Clear All Notifications');
+    // the server processes of this run only: children in code-server's own process group
+    const ours = execFileSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter((f) => f.length > 2 && Number(f[1]) === codeServer.pid && f.slice(2).join(' ').includes('-m tokenizer_lsp'))
+      .map((f) => Number(f[0]));
+    if (ours.length !== 1) fail(`expected one running server process, found ${ours.length}`);
+    const startedBefore = (extensionLog().match(/Server restarted\./g) || []).length;
+    process.kill(ours[0], 'SIGKILL');
+    const back = await until(() => (extensionLog().match(/Server restarted\./g) || []).length > startedBefore, 60_000);
+    if (!back) fail(`the server was not restarted after it was killed; log tail: ${JSON.stringify(extensionLog().slice(-600))}`);
+    await openFile(ws.tokenizer.rel);
+    await gotoLine(hover.line);
+    const { ok, text } = await hoverUntil(JSON.stringify(hover.token), [hover.hex], WAIT_SERVER_MS);
+    if (!ok) fail(`after the restart the hover shows ${JSON.stringify(text)}`);
+    const toasts = await page.locator('.notification-toast').evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
+    const errors = toasts.filter((t) => /Tokenizer LSP/.test(t) && /stopped|crash|connection/i.test(t));
+    if (errors.length) fail(`a single crash should not raise a notification: ${JSON.stringify(errors)}`);
+    return `killed pid ${ours[0]}; the client restarted the server and the hover works again`;
   });
 }
 

@@ -1,0 +1,285 @@
+// VS Code client of tokenizer-lsp: finds a Python that can import `tokenizer_lsp`, starts
+// `<python> -m tokenizer_lsp --stdio` through vscode-languageclient, and keeps the server's
+// settings (the `tokenizerLsp` section) in sync with VS Code's.
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  CloseHandlerResult,
+  ErrorAction,
+  ErrorHandler,
+  ErrorHandlerResult,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  StaticFeature,
+  TransportKind,
+  vsdiag,
+} from 'vscode-languageclient/node';
+import { registerLargeFileNotice } from './largeFiles';
+import { describeCommand, onPythonInterpreterChanged, resolveServerCommand, ServerCommand } from './python';
+
+const CLIENT_ID = 'tokenizerLsp';
+const CLIENT_NAME = 'Tokenizer LSP';
+const SECTION = 'tokenizerLsp';
+
+/** Files the server understands; JSON is matched by language so every JSON file is attached. */
+export const DOCUMENT_SELECTOR = [
+  { scheme: 'file', language: 'json' },
+  { scheme: 'file', language: 'tiktoken' },
+  { scheme: 'file', language: 'bpe-merges' },
+];
+
+let client: LanguageClient | undefined;
+let output: vscode.LogOutputChannel;
+/** Serialises start/stop/restart so two restarts never race. */
+let lifecycle: Promise<void> = Promise.resolve();
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
+  context.subscriptions.push(output);
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('tokenizerLsp.restartServer', () =>
+      queue(async () => {
+        output.info('Restart requested.');
+        await stopClient();
+        await startClient();
+      }),
+    ),
+    vscode.commands.registerCommand('tokenizerLsp.showOutput', () => output.show(true)),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      // Every other tokenizerLsp setting reaches the running server through
+      // workspace/didChangeConfiguration (synchronize.configurationSection); only a new
+      // server command needs a new process.
+      if (event.affectsConfiguration(`${SECTION}.server.command`)) {
+        output.info('tokenizerLsp.server.command changed: restarting the server.');
+        queue(async () => {
+          await stopClient();
+          await startClient();
+        });
+      }
+    }),
+  );
+
+  registerLargeFileNotice(context, output);
+  await queue(startClient);
+
+  // With no server command configured, follow the Python extension's interpreter choice.
+  if (vscode.extensions.getExtension('ms-python.python')) {
+    const subscription = await onPythonInterpreterChanged(output, () => {
+      const configured = vscode.workspace.getConfiguration(SECTION).get<unknown>('server.command');
+      if (Array.isArray(configured) ? configured.length === 0 : !configured) {
+        output.info('The Python interpreter changed: restarting the server.');
+        void queue(async () => {
+          await stopClient();
+          await startClient();
+        });
+      }
+    });
+    if (subscription) {
+      context.subscriptions.push(subscription);
+    }
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  await queue(stopClient);
+}
+
+function queue(step: () => Promise<void>): Promise<void> {
+  lifecycle = lifecycle.then(step, step).catch((err) => {
+    output.error(`Unexpected error: ${errorText(err)}`);
+  });
+  return lifecycle;
+}
+
+/** The `tokenizerLsp` settings as one plain JSON object, as the server expects them. */
+function currentSettings(): Record<string, unknown> {
+  const value = vscode.workspace.getConfiguration().get<Record<string, unknown>>(SECTION) ?? {};
+  return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+}
+
+async function startClient(): Promise<void> {
+  shownStartError = false;
+  const resolved = await resolveServerCommand(output);
+  if (!resolved.ok) {
+    output.error(resolved.message);
+    showStartError(resolved.message, resolved.fix);
+    return;
+  }
+  const command: ServerCommand = resolved.command;
+  output.info(`Starting server: ${describeCommand(command.argv)} --stdio (from ${command.source})`);
+
+  const serverOptions: ServerOptions = {
+    command: command.argv[0],
+    args: command.argv.slice(1),
+    transport: TransportKind.stdio,
+    options: { env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8' } },
+  };
+
+  let ready = false;
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: DOCUMENT_SELECTOR,
+    synchronize: { configurationSection: SECTION },
+    initializationOptions: currentSettings(),
+    outputChannel: output,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    errorHandler: new OneMessageErrorHandler(() => ready),
+    middleware: {
+      // Push only (see PushDiagnosticsOnly): a pull request the server is still offered answers
+      // empty, so no diagnostic is listed twice.
+      provideDiagnostics: () => ({ kind: 'full', items: [] }) as unknown as vsdiag.FullDocumentDiagnosticReport,
+    },
+    // A failed start is reported once, below, where start() rejects.
+    initializationFailedHandler: (error) => {
+      output.error(`The server failed to initialize: ${errorText(error)}`);
+      return false;
+    },
+  };
+
+  const next = new TokenizerLanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+  next.registerFeature(new PushDiagnosticsOnly());
+  next.onDidChangeState((event) => {
+    if (ready && event.newState === State.Running) {
+      output.info('Server restarted.');
+    }
+  });
+  client = next;
+  try {
+    await next.start();
+    if (!next.isRunning()) {
+      // start() can resolve although initialize failed (the process exited at once)
+      throw new Error('the connection to the server was closed');
+    }
+    ready = true;
+    output.info('Server started.');
+  } catch (err) {
+    const detail = errorText(err);
+    const exitedEarly = /connection got disposed|closed|exited/i.test(detail);
+    const message = exitedEarly
+      ? `Tokenizer LSP: the server (${describeCommand(command.argv)}) stopped before it was ready. ` +
+        'Its messages are in the "Tokenizer LSP" output.'
+      : `Tokenizer LSP: could not start ${describeCommand(command.argv)}: ${detail}`;
+    output.error(`${message} (${detail})`);
+    showStartError(message);
+    if (client === next) {
+      client = undefined;
+    }
+    try {
+      await next.dispose(2000);
+    } catch {
+      /* already stopped */
+    }
+  }
+}
+
+async function stopClient(): Promise<void> {
+  const running = client;
+  client = undefined;
+  shownStartError = false;
+  if (running) {
+    try {
+      await running.dispose(5000);
+    } catch (err) {
+      output.warn(`Stopping the server: ${errorText(err)}`);
+    }
+  }
+}
+
+let shownStartError = false;
+
+/** One error notification per start attempt, with the command that fixes it. */
+function showStartError(message: string, fix?: string): void {
+  if (shownStartError) {
+    return;
+  }
+  shownStartError = true;
+  const actions = ['Open Settings', 'Show Log'];
+  const text = fix ? `${message} ${fix}` : message;
+  void vscode.window.showErrorMessage(text, ...actions).then((choice) => {
+    if (choice === 'Open Settings') {
+      void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.server.command`);
+    } else if (choice === 'Show Log') {
+      output.show(true);
+    }
+  });
+}
+
+/**
+ * vscode-languageclient pops up its own "couldn't create connection to server" (a forced
+ * notification) whenever a start fails; startClient reports that failure itself, once, with what
+ * to do. Everything still goes to the output channel.
+ */
+class TokenizerLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown, showNotification: boolean | 'force' = true): void {
+    const ownMessage = showNotification === 'force' && message.includes("couldn't create connection to server");
+    super.error(message, data, ownMessage ? false : showNotification);
+  }
+}
+
+/**
+ * The server publishes diagnostics to every client (textDocument/publishDiagnostics) and may
+ * also answer pull requests (textDocument/diagnostic). vscode-languageclient keeps the two in
+ * separate collections, so a client that does both lists every finding twice. This client says
+ * it does not pull (registered after the built-in features, it removes their capability) and
+ * relies on the pushed diagnostics, which the server also re-sends after a settings change.
+ */
+class PushDiagnosticsOnly implements StaticFeature {
+  fillClientCapabilities(capabilities: Parameters<StaticFeature['fillClientCapabilities']>[0]): void {
+    delete capabilities.textDocument?.diagnostic;
+    delete capabilities.workspace?.diagnostics;
+  }
+  getState(): ReturnType<StaticFeature['getState']> {
+    return { kind: 'static' };
+  }
+  initialize(): void {}
+  clear(): void {}
+}
+
+/**
+ * Restarts a crashed server at most 3 times in 3 minutes, then stops and says so once.
+ * Connection errors while running are logged, not shown.
+ */
+class OneMessageErrorHandler implements ErrorHandler {
+  private readonly restarts: number[] = [];
+
+  /** `isReady` tells whether start() has succeeded; before that, start() reports failures. */
+  constructor(private readonly isReady: () => boolean) {}
+
+  error(): ErrorHandlerResult {
+    return { action: ErrorAction.Continue, handled: true };
+  }
+
+  closed(): CloseHandlerResult {
+    if (!this.isReady()) {
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    const now = Date.now();
+    this.restarts.push(now);
+    while (this.restarts.length > 0 && now - this.restarts[0] > 3 * 60 * 1000) {
+      this.restarts.shift();
+    }
+    if (this.restarts.length <= 3) {
+      output.warn('The server stopped unexpectedly; restarting it.');
+      return { action: CloseAction.Restart, handled: true };
+    }
+    const message =
+      'Tokenizer LSP: the server stopped 4 times in 3 minutes and will not be restarted. ' +
+      'See the "Tokenizer LSP" output, then run "Tokenizer LSP: Restart server".';
+    output.error(message);
+    showStartError(message);
+    return { action: CloseAction.DoNotRestart, handled: true };
+  }
+}
+
+export function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    return err.message;
+  }
+  if (typeof err === 'object' && err !== null && 'message' in err) {
+    return String((err as { message: unknown }).message);
+  }
+  return String(err);
+}

@@ -1,0 +1,281 @@
+// Which command starts the server: the `tokenizerLsp.server.command` setting, else the
+// interpreter selected in the Python extension (ms-python.python), else `python3`; and a
+// check, before anything is started, that this Python can import `tokenizer_lsp`.
+import { execFile } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+
+export interface ServerCommand {
+  /** Full argv without `--stdio` (vscode-languageclient appends it). */
+  argv: string[];
+  /** Where the command came from, for the log. */
+  source: string;
+}
+
+export type Resolution =
+  | { ok: true; command: ServerCommand }
+  | { ok: false; message: string; fix?: string };
+
+const MODULE = 'tokenizer_lsp';
+const PYTHON_EXTENSION = 'ms-python.python';
+const CHECK_TIMEOUT_MS = 30_000;
+
+/** Minimal shape of the parts of the Python extension's API that are used here. */
+interface PythonExtensionApi {
+  environments?: {
+    getActiveEnvironmentPath(resource?: vscode.Uri): { id: string; path: string } | undefined;
+    resolveEnvironment(
+      env: { id: string; path: string } | string,
+    ): Promise<{ executable: { uri?: vscode.Uri } } | undefined>;
+    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
+  };
+  settings?: {
+    getExecutionDetails(resource?: vscode.Uri): { execCommand: string[] | undefined };
+  };
+}
+
+export function describeCommand(argv: readonly string[]): string {
+  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/** Expands `~`, `${userHome}` and `${workspaceFolder}` in one argument of the configured command. */
+export function expandVariables(arg: string, home: string, workspaceFolder: string | undefined): string {
+  let out = arg.replace(/^~(?=$|[\\/])/, home).replace(/\$\{userHome\}/g, home);
+  if (workspaceFolder !== undefined) {
+    out = out.replace(/\$\{workspaceFolder\}/g, workspaceFolder);
+  }
+  return out;
+}
+
+/** The configured argv, or undefined when the setting is empty (a lone string is accepted too). */
+function configuredCommand(): string[] | undefined {
+  const value = vscode.workspace.getConfiguration('tokenizerLsp').get<unknown>('server.command');
+  let argv: string[] = [];
+  if (typeof value === 'string') {
+    argv = [value.trim()];
+  } else if (Array.isArray(value)) {
+    argv = value.filter((a): a is string => typeof a === 'string');
+  }
+  if (argv.length === 0 || argv[0].trim() === '') {
+    return undefined;
+  }
+  const folder = firstWorkspaceFolder()?.fsPath;
+  return argv.map((a) => expandVariables(a, os.homedir(), folder));
+}
+
+function firstWorkspaceFolder(): vscode.Uri | undefined {
+  return vscode.workspace.workspaceFolders?.[0]?.uri;
+}
+
+let pythonApi: Promise<PythonExtensionApi | undefined> | undefined;
+
+/** The Python extension's API when that extension is installed, activating it if needed. */
+export function getPythonApi(log: vscode.LogOutputChannel): Promise<PythonExtensionApi | undefined> {
+  if (!pythonApi) {
+    pythonApi = (async () => {
+      const extension = vscode.extensions.getExtension<PythonExtensionApi>(PYTHON_EXTENSION);
+      if (!extension) {
+        return undefined;
+      }
+      try {
+        if (!extension.isActive) {
+          const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20_000));
+          const activated = await Promise.race([extension.activate(), timeout]);
+          if (activated === undefined) {
+            log.warn('The Python extension did not activate within 20 s; not using its interpreter.');
+            return undefined;
+          }
+          return activated;
+        }
+        return extension.exports;
+      } catch (err) {
+        log.warn(`The Python extension failed to activate: ${String(err)}`);
+        return undefined;
+      }
+    })();
+  }
+  return pythonApi;
+}
+
+/** argv prefix that runs the Python extension's active interpreter, if there is one. */
+async function pythonFromExtension(log: vscode.LogOutputChannel): Promise<string[] | undefined> {
+  const api = await getPythonApi(log);
+  if (!api) {
+    return undefined;
+  }
+  const resource = firstWorkspaceFolder();
+  try {
+    const envs = api.environments;
+    if (envs) {
+      const active = envs.getActiveEnvironmentPath(resource);
+      if (active) {
+        const resolved = await envs.resolveEnvironment(active);
+        const executable = resolved?.executable.uri?.fsPath;
+        if (executable) {
+          return [executable];
+        }
+      }
+    }
+  } catch (err) {
+    log.warn(`Python extension: environments API failed: ${String(err)}`);
+  }
+  try {
+    const execCommand = api.settings?.getExecutionDetails(resource).execCommand;
+    if (execCommand && execCommand.length > 0) {
+      return execCommand;
+    }
+  } catch (err) {
+    log.warn(`Python extension: settings API failed: ${String(err)}`);
+  }
+  return undefined;
+}
+
+/** Runs `argv` and reports how it ended; never throws. */
+function run(argv: string[]): Promise<{ code: number | null; errno?: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      argv[0],
+      argv.slice(1),
+      { timeout: CHECK_TIMEOUT_MS, windowsHide: true, env: { ...process.env, PYTHONIOENCODING: 'utf-8' } },
+      (error, _stdout, stderr) => {
+        if (!error) {
+          resolve({ code: 0, stderr: String(stderr) });
+          return;
+        }
+        const err = error as NodeJS.ErrnoException & { code?: unknown; killed?: boolean };
+        if (typeof err.code === 'string') {
+          resolve({ code: null, errno: err.code, stderr: String(stderr) });
+        } else if (err.killed) {
+          resolve({ code: null, errno: 'ETIMEDOUT', stderr: String(stderr) });
+        } else {
+          resolve({ code: typeof err.code === 'number' ? err.code : 1, stderr: String(stderr) });
+        }
+      },
+    );
+  });
+}
+
+function lastLine(text: string): string {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  return lines.length > 0 ? lines[lines.length - 1] : '';
+}
+
+/** Checks that `python` (an argv prefix) can import tokenizer_lsp; undefined when it can. */
+export async function checkImportable(
+  python: string[],
+  settingHint: boolean,
+): Promise<{ message: string; fix?: string } | undefined> {
+  const shown = describeCommand(python);
+  const result = await run([...python, '-c', `import ${MODULE}`]);
+  if (result.code === 0) {
+    return undefined;
+  }
+  const setting = settingHint
+    ? ` or point "tokenizerLsp.server.command" at a Python that has it, e.g. ["/path/to/venv/bin/python", "-m", "${MODULE}"].`
+    : '.';
+  if (result.errno === 'ENOENT' || result.errno === 'EACCES') {
+    return {
+      message: `Tokenizer LSP: cannot run Python: ${shown} (${result.errno === 'ENOENT' ? 'not found' : 'permission denied'}).`,
+      fix: `Install Python 3.10 or newer${settingHint ? ',' : ''}${setting}`,
+    };
+  }
+  if (result.errno === 'ETIMEDOUT') {
+    return {
+      message: `Tokenizer LSP: \`${shown} -c "import ${MODULE}"\` did not finish within ${CHECK_TIMEOUT_MS / 1000} s.`,
+    };
+  }
+  if (result.errno) {
+    return { message: `Tokenizer LSP: cannot run ${shown}: ${result.errno}.` };
+  }
+  const detail = lastLine(result.stderr);
+  if (/No module named ['"]?tokenizer_lsp['"]?/.test(result.stderr)) {
+    return {
+      message: `Tokenizer LSP: the Python package ${MODULE} is not installed for ${shown}.`,
+      fix:
+        `Install it with \`${shown} -m pip install tokenizer-lsp\` ` +
+        `(or from a checkout: \`${shown} -m pip install /path/to/tokenizer-lsp\`)${settingHint ? ',' : ''}${setting}`,
+    };
+  }
+  return {
+    message: `Tokenizer LSP: \`${shown} -c "import ${MODULE}"\` failed: ${detail || `exit status ${result.code}`}.`,
+    fix: `Reinstall it with \`${shown} -m pip install --force-reinstall tokenizer-lsp\`${settingHint ? ',' : ''}${setting}`,
+  };
+}
+
+/** Whether `program` can be run: an executable path, or a name found on PATH. */
+export function isRunnable(program: string): boolean {
+  const canRun = (p: string): boolean => {
+    try {
+      fs.accessSync(p, process.platform === 'win32' ? fs.constants.F_OK : fs.constants.X_OK);
+      return fs.statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (program.includes('/') || program.includes(path.sep)) {
+    return canRun(program);
+  }
+  const exts = process.platform === 'win32' ? (process.env.PATHEXT || '.EXE;.CMD;.BAT').split(';') : [''];
+  return (process.env.PATH || '')
+    .split(path.delimiter)
+    .filter((d) => d !== '')
+    .some((dir) => exts.some((ext) => canRun(path.join(dir, program + ext))));
+}
+
+/** Index of `-m tokenizer_lsp` in argv, so argv.slice(0, index) is the Python to check. */
+function moduleFlagIndex(argv: string[]): number {
+  for (let i = 1; i + 1 < argv.length; i++) {
+    if (argv[i] === '-m' && argv[i + 1] === MODULE) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+export async function resolveServerCommand(log: vscode.LogOutputChannel): Promise<Resolution> {
+  const configured = configuredCommand();
+  if (configured) {
+    const source = 'setting tokenizerLsp.server.command';
+    const at = moduleFlagIndex(configured);
+    if (at > 0) {
+      const problem = await checkImportable(configured.slice(0, at), false);
+      if (problem) {
+        return {
+          ok: false,
+          message: problem.message,
+          fix: `${problem.fix ?? ''} The command comes from the setting "tokenizerLsp.server.command".`.trim(),
+        };
+      }
+    }
+    if (at <= 0 && !isRunnable(configured[0])) {
+      return {
+        ok: false,
+        message: `Tokenizer LSP: cannot run ${describeCommand([configured[0]])}: not found or not executable.`,
+        fix: 'Fix the setting "tokenizerLsp.server.command", e.g. ["/path/to/venv/bin/python", "-m", "tokenizer_lsp"].',
+      };
+    }
+    return { ok: true, command: { argv: configured, source } };
+  }
+
+  const fromExtension = await pythonFromExtension(log);
+  const python = fromExtension ?? [process.platform === 'win32' ? 'python' : 'python3'];
+  const source = fromExtension ? 'the interpreter selected in the Python extension' : 'the default python3';
+  log.info(`Using Python ${describeCommand(python)} (${source}).`);
+  const problem = await checkImportable(python, true);
+  if (problem) {
+    return { ok: false, ...problem };
+  }
+  return { ok: true, command: { argv: [...python, '-m', MODULE], source } };
+}
+
+/** Calls `listener` when the Python extension's selected interpreter changes. */
+export async function onPythonInterpreterChanged(
+  log: vscode.LogOutputChannel,
+  listener: () => void,
+): Promise<vscode.Disposable | undefined> {
+  const api = await getPythonApi(log);
+  const event = api?.environments?.onDidChangeActiveEnvironmentPath;
+  return event ? event(() => listener()) : undefined;
+}
