@@ -192,9 +192,11 @@ class DocumentIndex:
         if self.doc is not None:
             self.doc.build_tables()
             if isinstance(self.doc, JsonDocument) and self.doc.vocab.merges:
-                from .formats.incremental import merge_parts
+                from .formats.incremental import merge_hashes, merge_parts
 
-                merge_parts(self.doc)  # ready for the first keystroke
+                parts = merge_parts(self.doc)  # ready for the first keystroke
+                if parts is not None:
+                    merge_hashes(self.doc, parts)
         _ = self.lines
 
     @property
