@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from .index import DocumentIndex, name_kind
+from .index import DocumentIndex
 from .model import Vocabulary
 
 VOCAB_NAMES = ("vocab.json", "encoder.json")
@@ -68,6 +68,3 @@ def _row(tid, token, d) -> dict:
         "kind": d.kind.value,
     }
 
-
-def is_known_name(path: str) -> bool:
-    return name_kind(path) is not None

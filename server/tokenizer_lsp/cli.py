@@ -11,7 +11,6 @@ import orjson
 from . import __version__
 from .analysis import decoded_rows, index_file, load_vocab_file
 from .decoding.display import visible_text
-from .index import DocumentIndex
 from .model import DEFAULT_SEVERITY, SEVERITIES
 
 

@@ -49,7 +49,6 @@ class LineIndex:
 
     def line_end(self, line: int) -> int:
         """Offset of the end of the line's content (before its line break)."""
-        start = self.line_start(line)
         if line + 1 >= self.line_count:
             return len(self.data)
         nxt = self.line_start(line + 1)

@@ -141,7 +141,6 @@ class TiktokenDocument(LineDocument):
         tokens: dict[str, int] = {}
         self.entry_line: list[int] = []  # ordinal -> line
         self.line_entry: dict[int, tuple[str, int]] = {}
-        pending: list[PendingFinding] = []
         self.line_findings: list[Finding] = []
         dup_spans: list[tuple[int, int, str]] = []
         for i, raw in enumerate(self.lines):
