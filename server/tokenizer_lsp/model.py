@@ -60,18 +60,6 @@ class Vocabulary:
             out.setdefault(i, tok)
         return out
 
-    @cached_property
-    def merge_ranks(self) -> dict[tuple[str, str], int]:
-        out: dict[tuple[str, str], int] = {}
-        for rank, pair in enumerate(self.merge_pairs):
-            if pair is not None:
-                out.setdefault(pair, rank)
-        return out
-
-    @cached_property
-    def merge_pairs(self) -> list[tuple[str, str] | None]:
-        return [split_merge(m, self.merges_as_pairs) for m in (self.merges or [])]
-
     def id_of(self, token: str) -> int | None:
         i = self.tokens.get(token)
         return self.added.get(token) if i is None else i
