@@ -789,11 +789,14 @@ async function main() {
   await check('server-crash-recovers', async () => {
     await runCommand('Notifications: Clear All Notifications');
     // the server processes of this run only: children in code-server's own process group
-    const ours = execFileSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' })
+    // The server forks short-lived helpers with the same argv while it checks a file; a
+    // process whose parent is a server is such a helper, not a second server.
+    const servers = execFileSync('ps', ['-eo', 'pid=,ppid=,pgid=,args='], { encoding: 'utf8' })
       .split('\n')
       .map((l) => l.trim().split(/\s+/))
-      .filter((f) => f.length > 2 && Number(f[1]) === codeServer.pid && f.slice(2).join(' ').includes('-m tokenizer_lsp'))
-      .map((f) => Number(f[0]));
+      .filter((f) => f.length > 3 && Number(f[2]) === codeServer.pid && f.slice(3).join(' ').includes('-m tokenizer_lsp'));
+    const serverPids = new Set(servers.map((f) => Number(f[0])));
+    const ours = servers.filter((f) => !serverPids.has(Number(f[1]))).map((f) => Number(f[0]));
     if (ours.length !== 1) fail(`expected one running server process, found ${ours.length}`);
     const startedBefore = (extensionLog().match(/Server restarted\./g) || []).length;
     process.kill(ours[0], 'SIGKILL');
