@@ -8,9 +8,10 @@ forward pass, so only flagged tokens ever get located.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import compress
+from itertools import chain, compress, repeat
+from operator import not_
 
-from .decoding.bulk import byte_fallback_fragments, byte_level_faults
+from .decoding.bulk import byte_fallback_fragments, byte_level_scan
 from .decoding.bytemap import outside_alphabet
 from .decoding.tokens import Scheme
 from .decoding.utf8 import short_fragment_kind
@@ -44,7 +45,7 @@ def vocab_findings(v: Vocabulary, fragments: bool = True) -> list[PendingFinding
     out: list[PendingFinding] = []
     tokens = list(v.tokens)
     if v.scheme is Scheme.BYTE_LEVEL:
-        outside, bad_utf8 = byte_level_faults(tokens)
+        outside, bad_utf8, bad_bytes = byte_level_scan(tokens)
         for i in outside:
             tok = tokens[i]
             if tok in v.added:  # added/special tokens are matched literally
@@ -56,8 +57,7 @@ def vocab_findings(v: Vocabulary, fragments: bool = True) -> list[PendingFinding
                 "the ByteLevel decoder will emit its own UTF-8 instead of bytes",
             ))
         if fragments:
-            for i in bad_utf8:
-                data = v.decode(tokens[i]).data
+            for i, data in zip(bad_utf8, bad_bytes):
                 out.append(PendingFinding(
                     "utf8-fragment", Ref("vocab", i),
                     f"{_q(tokens[i])} = bytes {data.hex(' ').upper()}: {short_fragment_kind(data)}",
@@ -136,42 +136,42 @@ def merge_findings(v: Vocabulary, start: int = 0, stop: int | None = None) -> li
 
 
 def _merge_findings(v: Vocabulary, merges: list, base: int) -> list[PendingFinding]:
-    vocab = v.tokens
-    pairs = v.merges_as_pairs
-    shapes = set(map(type, merges))
-    if pairs and shapes == {list} and set(map(len, merges)) == {2}:
-        firsts, seconds = zip(*merges)
-        malformed: list[int] = []
-        if not set(map(type, firsts)) | set(map(type, seconds)) <= {str}:
-            return _merge_findings_slow(v, merges, base)
-    elif not pairs and shapes == {str}:
-        split = list(map(str.split, merges, [" "] * len(merges)))
-        ok = [len(p) == 2 for p in split]
-        malformed = [i for i, good in enumerate(ok) if not good]
-        good = list(compress(split, ok)) if malformed else split
-        firsts, seconds = zip(*good) if good else ((), ())
-    else:
+    split = None if v.subword_prefix else _split_well_formed(merges, v.merges_as_pairs)
+    if split is None:
         return _merge_findings_slow(v, merges, base)
+    parts, results = split
+    contains = v.tokens.__contains__
+    # the common case, every part and result known, in C-level passes over 1M strings
+    if all(map(contains, parts)) and all(map(contains, results)):
+        return []
+    bad_parts = compress(range(len(parts)), map(not_, map(contains, parts)))
+    bad_results = compress(range(len(results)), map(not_, map(contains, results)))
+    ranks = sorted({i // 2 for i in bad_parts} | set(bad_results))
     out: list[PendingFinding] = []
-    for i in malformed:
-        out.append(PendingFinding(
-            "merge-malformed", Ref("merge", base + i),
-            f"merge {merges[i]!r} does not split on one space into exactly two parts",
-        ))
-    parts_ok = set(firsts).issubset(vocab.keys()) and set(seconds).issubset(vocab.keys())
-    if v.subword_prefix:
-        results = [v.merge_result(a, b) for a, b in zip(firsts, seconds)]
-    else:
-        results = list(map(str.__add__, firsts, seconds))
-    results_ok = all(map(vocab.__contains__, results))
-    if parts_ok and results_ok:
-        return out
-    bad = set(malformed)
-    ranks = [i for i in range(len(merges)) if i not in bad] if bad else range(len(merges))
-    for rank, a, b, r in zip(ranks, firsts, seconds, results):
-        out.extend(_one_merge(v, base + rank, a, b, r))
-    out.sort(key=lambda f: f.ref.key)
+    for rank in ranks:
+        out.extend(_one_merge(v, base + rank, parts[2 * rank], parts[2 * rank + 1], results[rank]))
     return out
+
+
+def _split_well_formed(merges: list, as_pairs: bool) -> tuple[list[str], list[str]] | None:
+    """(first and second parts interleaved, results) when every merge is well formed and
+    results are plain concatenations; None sends the caller to the per-merge path."""
+    n = len(merges)
+    if as_pairs:
+        if set(map(type, merges)) != {list} or set(map(len, merges)) != {2}:
+            return None
+        try:
+            results = list(map("".join, merges))  # TypeError on a part that is not a string
+        except TypeError:
+            return None
+        return list(chain.from_iterable(merges)), results
+    if set(map(type, merges)) != {str}:
+        return None
+    parts = " ".join(merges).split(" ")
+    # 2n parts and a space in each merge: exactly one space in each
+    if len(parts) != 2 * n or not all(map(str.__contains__, merges, repeat(" "))):
+        return None
+    return parts, list(map(str.__add__, parts[0::2], parts[1::2]))
 
 
 def _one_merge(v: Vocabulary, rank: int, a: str, b: str, result: str) -> list[PendingFinding]:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import re
+import inspect
+import json
 import logging
 import os
+import re
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import unquote, urlparse
 
+import orjson
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
@@ -23,7 +26,7 @@ from .features.diagnostics import diagnostics_for
 from .features.hover import hover_markdown
 from .features.inlay_hints import hints_in
 from .features.tokens import piece_at
-from .index import DocumentIndex, content_kind, name_kind
+from .index import DocumentIndex, collector_paused, content_kind, name_kind
 from .settings import Settings, merge_settings, parse_settings
 
 log = logging.getLogger("tokenizer_lsp")
@@ -67,6 +70,19 @@ class TokenizerProtocol(LanguageServerProtocol):
         finally:
             os._exit(code)
         yield from ()
+
+    def notify_json(self, method: str, params: dict) -> None:
+        """A notification whose params are already plain JSON data (no cattrs pass)."""
+        if self.writer is None:
+            return
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        try:
+            body = orjson.dumps(message)
+        except TypeError:  # e.g. a lone surrogate, which orjson refuses
+            body = json.dumps(message).encode("utf-8")
+        res = self.writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        if inspect.isawaitable(res):
+            asyncio.ensure_future(res)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
@@ -143,7 +159,13 @@ class TokenizerServer(LanguageServer):
         if timer:
             timer.cancel()
         if doc is not None and doc.was_tokenizer:
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+            self.publish(uri, [])
+
+    def publish(self, uri: str, diagnostics: list[dict], version: int | None = None) -> None:
+        params: dict = {"uri": uri, "diagnostics": diagnostics}
+        if version is not None:
+            params["version"] = version
+        self.protocol.notify_json(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
 
     def _schedule(self, doc: OpenDocument, delay: float) -> None:
         loop = asyncio.get_running_loop()
@@ -187,9 +209,7 @@ class TokenizerServer(LanguageServer):
             doc.was_tokenizer = True
         if idx.is_tokenizer or doc.published:
             doc.published = diags
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version)
-            )
+            self.publish(uri, diags, version)
         if idx.doc is not None:
             await loop.run_in_executor(self.indexer, idx.prepare_lookups)
             doc.good = idx  # until now hovers kept answering from the previous one
@@ -200,6 +220,13 @@ class TokenizerServer(LanguageServer):
                 self.workspace_inlay_hint_refresh(None)
 
     def _build(self, data: bytes, path: str | None, assume: bool, base=None, edits=None):
+        with collector_paused():
+            built = self._build_index(data, path, assume, base, edits)
+            # the new index is acyclic: keep the collector from walking it when it resumes
+            gc.freeze()
+            return built
+
+    def _build_index(self, data: bytes, path: str | None, assume: bool, base, edits):
         if base is not None and edits == [] and base.data is data:
             # nothing changed (e.g. new settings): the findings stand, only their rendering
             return base, diagnostics_for(base, self.settings, self.encoding) if base.is_tokenizer else []
@@ -360,7 +387,9 @@ async def on_pull_diagnostics(ls: TokenizerServer, params: types.DocumentDiagnos
             break
         await asyncio.sleep(0.02)
     items = doc.published if doc is not None else []
-    return types.RelatedFullDocumentDiagnosticReport(items=items)
+    return types.RelatedFullDocumentDiagnosticReport(
+        items=ls.protocol._converter.structure(items, list[types.Diagnostic])
+    )
 
 
 def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:

@@ -33,6 +33,12 @@ codecs.register_error("tokenizer_lsp_collect_encode", _collect_encode)
 def byte_level_faults(tokens: list[str]) -> tuple[list[int], list[int]]:
     """Indices of tokens with characters outside the byte map, and of tokens whose bytes
     are not valid UTF-8 (among the others)."""
+    outside, bad_utf8, _ = byte_level_scan(tokens)
+    return outside, bad_utf8
+
+
+def byte_level_scan(tokens: list[str]) -> tuple[list[int], list[int], list[bytes]]:
+    """byte_level_faults, plus the bytes of each token that is not valid UTF-8."""
     joined = _SEP.join(tokens)
     # token i starts at (total length of tokens before it) + i separators; C-level only
     starts = list(map(add, accumulate(map(len, tokens), initial=0), range(len(tokens) + 1)))
@@ -44,7 +50,7 @@ def byte_level_faults(tokens: list[str]) -> tuple[list[int], list[int]]:
     skip = set(outside)
     bad_utf8 = [i for i in _owners(starts, _collected) if i not in skip]
     _collected.clear()
-    return outside, bad_utf8
+    return outside, bad_utf8, [data[starts[i] : starts[i + 1] - 1] for i in bad_utf8]
 
 
 def _owners(starts: list[int], positions: list[int]) -> list[int]:
