@@ -101,3 +101,34 @@ def test_tiktoken_rows():
     rows = list(decoded_rows(idx))
     assert len(rows) == 199998
     assert rows[0] == {"id": 0, "token": "IQ==", "bytes": "21", "text": "!", "utf8": "valid", "kind": "byte-level"}
+
+
+def _findings(data: bytes, path: str, deferred: bool, monkeypatch) -> list[tuple]:
+    from tokenizer_lsp.formats import json_doc
+    from tokenizer_lsp.index import DocumentIndex
+
+    monkeypatch.setattr(json_doc, "DEFER_MERGES_BYTES", 0 if deferred else 1 << 62)
+    idx = DocumentIndex(data, path)
+    assert (isinstance(idx.doc, json_doc.JsonDocument) and idx.doc.merges_span is not None) == (deferred and idx.syntax_error is None)
+    return [(f.code, f.start, f.end, f.message) for f in idx.findings]
+
+
+@pytest.mark.parametrize("rel", ["llama3/tokenizer.json", "qwen3/tokenizer.json"])
+def test_merges_checked_apart_agree_with_one_parse(rel, monkeypatch):
+    """Large files parse and check model.merges apart, split between two processes:
+    defects in both halves get the same ranks, positions and messages as a whole parse."""
+    path = corpus_file(rel)
+    data = path.read_bytes()
+    # a token that merges early and late in the file use, renamed: merges in both halves
+    # now reference a missing token and produce a missing result
+    victim = b'"\\u0120t":' if b'"\\u0120t":' in data else '"Ġt":'.encode()
+    broken = data.replace(victim, victim[:-2] + b'QQ":', 1)
+    deferred = _findings(broken, str(path), True, monkeypatch)
+    assert deferred == _findings(broken, str(path), False, monkeypatch)
+    ranks = sorted({int(m.split()[1]) for c, _, _, m in deferred if c.startswith("merge-")})
+    assert len(ranks) > 100 and ranks[0] < 1000 and ranks[-1] > 100_000
+    # a syntax error inside the merges: the same json-syntax finding at the same place
+    mid = data.index(b",\n", len(data) - len(data) // 5) + 1  # between two merges
+    cut = data[:mid] + b"@" + data[mid:]
+    assert _findings(cut, str(path), True, monkeypatch) == _findings(cut, str(path), False, monkeypatch)
+    assert _findings(cut, str(path), True, monkeypatch)[0][0] == "json-syntax"

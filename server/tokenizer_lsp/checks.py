@@ -127,12 +127,15 @@ def _gaps(v: Vocabulary) -> list[PendingFinding]:
     return out
 
 
-def merge_findings(v: Vocabulary, start: int = 0, stop: int | None = None) -> list[PendingFinding]:
-    """Findings for the merges of rank start..stop (all by default)."""
-    if not v.merges:
-        return []
-    merges = v.merges if start == 0 and stop is None else v.merges[start:stop]
-    return _merge_findings(v, merges, start)
+def merge_findings(v: Vocabulary, start: int = 0, stop: int | None = None,
+                   merges: list | None = None) -> list[PendingFinding]:
+    """Findings for the merges of rank start..stop (all by default); `merges`, when given,
+    holds those merges (parsed apart from the vocabulary)."""
+    if merges is None:
+        if not v.merges:
+            return []
+        merges = v.merges if start == 0 and stop is None else v.merges[start:stop]
+    return _merge_findings(v, merges, start) if merges else []
 
 
 def _merge_findings(v: Vocabulary, merges: list, base: int) -> list[PendingFinding]:

@@ -12,7 +12,7 @@ from functools import cached_property
 import orjson
 
 from .decoding.bytemap import BYTE_TO_CHAR
-from .formats.json_doc import JsonDocument, TokenRef, is_tokenizer_json, is_vocab_json
+from .formats.json_doc import JsonDocument, TokenRef, is_tokenizer_json, is_vocab_json, parse_deferring_merges
 from .formats.lines_doc import MergesDocument, TiktokenDocument
 from .lines import LineIndex, ShiftedLineIndex
 from .model import Finding, Vocabulary
@@ -115,11 +115,10 @@ class DocumentIndex:
 
     def _parse_json(self, named_like_tokenizer: bool) -> None:
         try:
-            obj = orjson.loads(self.data)
+            obj, merges_span = parse_deferring_merges(self.data)
         except orjson.JSONDecodeError as err:
             if named_like_tokenizer or _looks_like_tokenizer_json(self.data):
-                self.format = "json"
-                self.syntax_error = self._syntax_finding(err)
+                self._broken_json(err)
             else:
                 self.not_tokenizer_reason = "not a tokenizer file (invalid JSON)"
             return
@@ -130,7 +129,18 @@ class DocumentIndex:
         else:
             self.not_tokenizer_reason = "not a tokenizer file (JSON without a tokenizer model or token->id vocab)"
             return
-        self.doc = JsonDocument(self.data, obj, self.format)
+        self.doc = JsonDocument(self.data, obj, self.format, merges_span if self.format == "tokenizer.json" else None)
+
+    def _broken_json(self, err: orjson.JSONDecodeError | None = None) -> None:
+        if err is None:  # found in the merges parsed apart: the whole file's error and position
+            try:
+                orjson.loads(self.data)
+                err = orjson.JSONDecodeError("model.merges is not an array", "", 0)
+            except orjson.JSONDecodeError as whole:
+                err = whole
+        self.format = "json"
+        self.doc = None
+        self.syntax_error = self._syntax_finding(err)
 
     def _syntax_finding(self, err: orjson.JSONDecodeError) -> Finding:
         # orjson reports a character index; findings are in UTF-8 byte offsets
@@ -150,7 +160,15 @@ class DocumentIndex:
 
     @property
     def vocab(self) -> Vocabulary | None:
-        return self.doc.vocab if self.doc is not None else None
+        doc = self.doc
+        if isinstance(doc, JsonDocument) and doc.merges_span is not None:
+            try:
+                doc.load_merges()
+            except orjson.JSONDecodeError:
+                self._broken_json()
+                self.__dict__["findings"] = [self.syntax_error]
+                return None
+        return doc.vocab if doc is not None else None
 
     @cached_property
     def findings(self) -> list[Finding]:
@@ -159,7 +177,11 @@ class DocumentIndex:
         if self.doc is None:
             return []
         with collector_paused():
-            return self.doc.findings()
+            try:
+                return self.doc.findings()
+            except orjson.JSONDecodeError:  # in merges parsed apart from the rest
+                self._broken_json()
+                return [self.syntax_error]
 
     @cached_property
     def lines(self) -> LineIndex:

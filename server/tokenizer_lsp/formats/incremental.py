@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from array import array
+from bisect import bisect_left
 from struct import pack, pack_into
 
 import orjson
@@ -121,7 +122,7 @@ def _new_doc(doc: JsonDocument, vocab: Vocabulary, end: int, delta: int, new_dat
     out.data = new_data
     out.vocab = vocab
     out._tables = {
-        role: ShiftedTable(t, end, delta) if role != "added" else [_shift_span(s, end, delta) for s in t]
+        role: ShiftedTable(t, end, delta) if role != "added" else _shift_spans(t, end, delta)
         for role, t in doc._tables.items()
     }
     for attr in ("vocab_start", "merges_start", "added_start"):
@@ -130,6 +131,14 @@ def _new_doc(doc: JsonDocument, vocab: Vocabulary, end: int, delta: int, new_dat
     out.__dict__.pop("_merge_parts", None)
     out.__dict__.pop("_merge_hashes", None)
     return out
+
+
+def _shift_spans(spans: list[tuple[int, int]], at: int, delta: int) -> list[tuple[int, int]]:
+    """Spans in source order, shifted after `at`; those wholly before it are shared."""
+    i = bisect_left(spans, (at, at)) if spans else 0
+    while i > 0 and spans[i - 1][1] >= at:  # a span that ends at or after the edit
+        i -= 1
+    return spans if i == len(spans) else spans[:i] + [_shift_span(s, at, delta) for s in spans[i:]]
 
 
 def _shift_span(span: tuple[int, int], at: int, delta: int) -> tuple[int, int]:
@@ -183,7 +192,8 @@ def _edit_vocab_key(doc, old_findings, k, lit, old, token, end, delta, new_data)
         return None
     if old not in v.tokens:
         return None
-    tokens = dict(v.tokens)  # a clone is a memcpy; the renamed key moves to the end
+    # copy() stays a memcpy once the dict has a deleted slot (dict() would re-insert all)
+    tokens = v.tokens.copy()  # the renamed key moves to the end
     tokens[token] = tokens.pop(old)
     new_v = replace(v, tokens=tokens)
     parts = merge_parts(doc) if v.merges else ((), ())

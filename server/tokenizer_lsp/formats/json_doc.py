@@ -13,7 +13,17 @@ from ..checks import PendingFinding, Ref
 from ..decoding.tokens import Scheme
 from ..model import Finding, Vocabulary
 from ..parallel import MIN_WORK, Forked
-from .json_layout import STRING, LiteralTable, Locator, key_count_estimate, object_key_spans, value_start
+from .json_layout import (
+    STRING,
+    LiteralTable,
+    Locator,
+    _skip,
+    element_boundary,
+    key_count_estimate,
+    object_key_spans,
+    trailing_array_end,
+    value_start,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +99,29 @@ def is_vocab_json(obj) -> bool:
     )
 
 
+DEFER_MERGES_BYTES = 1 << 20  # smaller files are parsed in one piece
+
+
+def parse_deferring_merges(data: bytes) -> tuple[object, tuple[int, int] | None]:
+    """orjson.loads(data); for a large tokenizer.json, without model.merges, whose source
+    range comes back instead. Checking the merges while parsing them in a forked child,
+    in parallel with the vocabulary checks here, is what makes opening a file fast.
+    Raises orjson.JSONDecodeError like orjson.loads (merges errors come out later)."""
+    if len(data) >= DEFER_MERGES_BYTES:
+        model = value_start(data, "model")
+        start = value_start(data, "merges", model) if model is not None else None
+        end = trailing_array_end(data, start) if start is not None else None
+        if end is not None:
+            view = memoryview(data)
+            try:
+                obj = orjson.loads(b"".join((view[:start], b"[]", view[end:])))
+            except orjson.JSONDecodeError:
+                obj = None
+            if is_tokenizer_json(obj) and obj["model"].get("merges") == [] and obj["model"].get("type", "BPE") == "BPE":
+                return obj, (start, end)
+    return orjson.loads(data), None
+
+
 _CONTENT_RE = re.compile(rb'(?<!\\)"content"\s*:\s*(' + STRING + rb")")
 
 
@@ -104,10 +137,12 @@ def _string_merge_part(data: bytes, span: tuple[int, int], part: int) -> tuple[i
 class JsonDocument:
     """A parsed tokenizer.json or vocab.json with lazy source positions."""
 
-    def __init__(self, data: bytes, obj: dict, fmt: str) -> None:
+    def __init__(self, data: bytes, obj: dict, fmt: str, merges_span: tuple[int, int] | None = None) -> None:
         self.data = data
         self.format = fmt
         self.added_list: list[dict] = []
+        # source range of model.merges when parse_deferring_merges left it out of obj
+        self.merges_span = merges_span
         if fmt == "vocab.json":
             self.vocab = Vocabulary(scheme=Scheme.BYTE_LEVEL, tokens=obj)
             self.vocab_start = data.find(b"{")
@@ -144,12 +179,16 @@ class JsonDocument:
                 if a.get("special"):
                     special.add(c)
         merges = model.get("merges") if isinstance(model.get("merges"), list) else None
+        pairs = bool(merges) and isinstance(merges[0], list)
+        if self.merges_span is not None:
+            merges = None  # parsed in pending_findings or load_merges
+            pairs = data[_skip(data, self.merges_span[0] + 1) : _skip(data, self.merges_span[0] + 1) + 1] == b"["
         self.vocab = Vocabulary(
             scheme=scheme_of(obj),
             tokens=tokens,
             model_type=mtype,
             merges=merges,
-            merges_as_pairs=bool(merges) and isinstance(merges[0], list),
+            merges_as_pairs=pairs,
             added=added_ids,
             special=special,
             subword_prefix=model.get("continuing_subword_prefix") or "",
@@ -157,17 +196,35 @@ class JsonDocument:
         )
         model_start = value_start(data, "model") or 0
         self.vocab_start = value_start(data, "vocab", model_start)
-        self.merges_start = value_start(data, "merges", model_start) if merges is not None else None
+        if self.merges_span is not None:
+            self.merges_start = self.merges_span[0]
+        else:
+            self.merges_start = value_start(data, "merges", model_start) if merges is not None else None
         self.added_start = value_start(data, "added_tokens", 0, model_start or None) if self.added_list else None
 
     # ---- findings -------------------------------------------------------------------
 
+    def load_merges(self) -> None:
+        """Parse model.merges if parse_deferring_merges left it out (raises
+        orjson.JSONDecodeError when that part of the file is not valid JSON)."""
+        if self.merges_span is None:
+            return
+        s, e = self.merges_span
+        merges = orjson.loads(memoryview(self.data)[s:e])
+        if not isinstance(merges, list):
+            raise orjson.JSONDecodeError("model.merges is not an array", "", 0)
+        self.vocab.merges = merges
+        self.vocab.merges_as_pairs = bool(merges) and isinstance(merges[0], list)
+        self.merges_span = None
+
     def pending_findings(self, fragments: bool = True) -> list[PendingFinding]:
+        if self.merges_span is not None:
+            return self._pending_deferred(fragments)
         v = self.vocab
         # on large files a forked child checks the first merges and counts the vocab's
         # keys (for duplicates) while this process checks the vocab and the other merges
         n = len(v.merges or ())
-        split = self._child_merges(n) if n and n + len(v.tokens) >= MIN_WORK else 0
+        split = self._child_merges(n, key_count=False) if n and n + len(v.tokens) >= MIN_WORK else 0
         child = Forked(self._child_share, split) if split else None
         out = checks.vocab_findings(v, fragments)
         out += checks.added_findings(v, self.added_list)
@@ -177,14 +234,61 @@ class JsonDocument:
         out += merges_done + mine
         return out
 
-    def _child_merges(self, n: int) -> int:
-        """How many merges the child takes so both finish together, from measured costs
-        (microseconds on the 2-core reference machine)."""
+    def _pending_deferred(self, fragments: bool) -> list[PendingFinding]:
+        """The merges are still text: a forked child parses and checks the first ones while
+        this process checks the vocabulary, then parses and checks the rest."""
+        v = self.vocab
+        s, e = self.merges_span
+        pairs = v.merges_as_pairs
+        n = max(1, self.data.count(b"[" if pairs else b'",', s + 1, e))  # about the merge count
+        chunks = [(s, e)]
+        take = self._child_merges(n, key_count=True)
+        cut = element_boundary(self.data, s + (e - s) * take // n, e, pairs) if take < n else None
+        if cut is not None:
+            chunks = [(s, cut[0]), (cut[1], e)]
+        child = Forked(self._check_merge_chunk, chunks[0], 0) if n + len(v.tokens) >= MIN_WORK else None
+        out = checks.vocab_findings(v, fragments)
+        out += checks.added_findings(v, self.added_list)
+        out += checks.id_findings(v, self._duplicate_keys())
+        # this process's share, checked before the child says at which rank it starts
+        mine = self._parse_merge_chunk(chunks[1]) if len(chunks) > 1 else []
+        mine_found = checks.merge_findings(v, 0, merges=mine) if mine else []
+        first = child.result() if child else self._check_merge_chunk(chunks[0], 0)
+        if first is None or mine is None:
+            raise orjson.JSONDecodeError("model.merges is not valid JSON", "", 0)
+        done, count = first
+        if mine_found:  # rare: messages name ranks, so check again with the right ones
+            done += checks.merge_findings(v, count, merges=mine)
+        return out + done
+
+    def _check_merge_chunk(self, chunk: tuple[int, int], base: int) -> tuple[list[PendingFinding], int] | None:
+        """Findings (ranks from `base`) and count of the merges in a slice of the merges
+        array; None if the slice is not an array."""
+        merges = self._parse_merge_chunk(chunk)
+        if merges is None:
+            return None
+        return checks.merge_findings(self.vocab, base, merges=merges), len(merges)
+
+    def _parse_merge_chunk(self, chunk: tuple[int, int]) -> list | None:
+        s, e = chunk
+        array_start, array_end = self.merges_span
+        view = memoryview(self.data)
+        text = b"".join((b"" if s == array_start else b"[", view[s:e], b"" if e == array_end else b"]"))
+        try:
+            merges = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return None
+        return merges if isinstance(merges, list) else None
+
+    def _child_merges(self, n: int, key_count: bool) -> int:
+        """How many merges the child takes so both processes finish together, from
+        measured costs (microseconds per item on the 2-core reference machine). Vocab
+        keys are counted (for duplicates) in the child, or with key_count in this process."""
         tokens = len(self.vocab.tokens)
-        vocab_cost = 1.3 * tokens if self.vocab.scheme is Scheme.BYTE_LEVEL else 0.1 * tokens
-        key_count_cost = 0.3 * tokens
-        merge_cost = 1.0
-        share = (vocab_cost + merge_cost * n - key_count_cost) / (2 * merge_cost)
+        vocab_cost = (1.05 if self.vocab.scheme is Scheme.BYTE_LEVEL else 0.1) * tokens + 0.2 * tokens
+        key_count_cost = 0.3 * tokens * (1 if key_count else -1)
+        merge_cost = 2.0 if key_count else 1.0  # the deferred path parses them too
+        share = (vocab_cost + key_count_cost + merge_cost * n) / (2 * merge_cost)
         return max(1, min(n, int(share)))
 
     def _child_share(self, split: int):
@@ -249,6 +353,7 @@ class JsonDocument:
                     tok = refs[i].token if refs[i].token is not None else tokens[refs[i].key]
                     out[i] = loc.find(tok, follow) or fallback
             elif kind == "merge" and self.merges_start is not None:
+                self.load_merges()
                 loc = Locator(self.data, self.merges_start)
                 merges = self.vocab.merges
                 found: dict[int, tuple | None] = {}  # rank -> literal span(s), located once
@@ -302,6 +407,7 @@ class JsonDocument:
         """Literal tables for the vocab and merges regions (one C-level pass; call off-loop)."""
         if self._tables is not None:
             return
+        self.load_merges()
         tables: dict = {}
         if self.vocab_start is not None:
             t = LiteralTable(self.data, self.vocab_start, self.source_key_count)

@@ -38,6 +38,30 @@ def value_start(data: bytes, key: str, start: int = 0, end: int | None = None) -
     return None
 
 
+_LAST_VALUE_TAIL = re.compile(rb"\]\s*\}\s*\}\s*\Z")
+
+
+def trailing_array_end(data: bytes, start: int) -> int | None:
+    """End (exclusive) of the array opening at `start`, when it is the last value of an
+    object that is itself the root's last value (as `model.merges` is in every
+    tokenizer.json the HF library writes). Callers verify by parsing both sides."""
+    m = _LAST_VALUE_TAIL.search(data, max(start, len(data) - 4096))
+    return m.start() + 1 if m and data[start : start + 1] == b"[" else None
+
+
+_PAIR_BOUNDARY = re.compile(rb"\]\s*,\s*\[")
+_STRING_BOUNDARY = re.compile(rb'"\s*,\s*"')
+
+
+def element_boundary(data: bytes, at: int, end: int, pairs: bool) -> tuple[int, int] | None:
+    """(end of one element, start of the next) of an array of pairs or of strings, at or
+    after `at`. Not checked against strings' contents: callers verify by parsing."""
+    m = (_PAIR_BOUNDARY if pairs else _STRING_BOUNDARY).search(data, at, end)
+    while m is not None and _escaped(data, m.start()):
+        m = (_PAIR_BOUNDARY if pairs else _STRING_BOUNDARY).search(data, m.start() + 1, end)
+    return (m.start() + 1, m.end() - 1) if m else None
+
+
 def literal_forms(token: str, ascii_file: bool) -> list[bytes]:
     raw = orjson.dumps(token)
     if ascii_file:
