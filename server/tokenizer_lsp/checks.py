@@ -77,7 +77,8 @@ def id_findings(v: Vocabulary, duplicates: list[tuple[int, int, str]] | None = N
     """duplicate-id, id-gap, and duplicate-token (when the source holds more keys than the dict)."""
     out: list[PendingFinding] = []
     ids = list(v.tokens.values())
-    if len(set(ids)) != len(ids):
+    in_order = ids == list(range(len(ids)))  # the usual layout: no duplicates, no gaps
+    if not in_order and len(set(ids)) != len(ids):
         first: dict[int, str] = {}
         for i, (tok, tid) in enumerate(v.tokens.items()):
             if tid in first:
@@ -94,11 +95,16 @@ def id_findings(v: Vocabulary, duplicates: list[tuple[int, int, str]] | None = N
                 f"{_q(tok)} appears more than once in the vocabulary; the last id "
                 f"({v.tokens.get(tok)}) wins and the earlier entry is lost",
             ))
-    out.extend(_gaps(v))
+    out.extend(_gaps(v, in_order))
     return out
 
 
-def _gaps(v: Vocabulary) -> list[PendingFinding]:
+def _gaps(v: Vocabulary, in_order: bool = False) -> list[PendingFinding]:
+    n = len(v.tokens)
+    if in_order and n:  # vocab ids are 0..n-1: a gap can only come from added ids after them
+        extra = {i for i in v.added.values() if not 0 <= i < n}
+        if extra == set(range(n, n + len(extra))):
+            return []
     all_ids = set(v.tokens.values())
     all_ids.update(v.added.values())
     if not all_ids:
