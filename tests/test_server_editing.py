@@ -4,6 +4,7 @@ import asyncio
 import json
 import sys
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -269,3 +270,37 @@ async def test_settings_change_without_restart(client: LanguageClient, tmp_path)
     hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
         ident(uri), types.Range(types.Position(0, 0), types.Position(400, 0))))
     assert not hints
+
+
+@pytest.mark.parametrize("rel", ["examples", "llama2/tokenizer.json"])
+async def test_burst_of_edits_while_reindexing(ws_client: LanguageClient, tmp_path, rel):
+    """Changes keep arriving while earlier ones are applied and indexed (debounce 10 ms;
+    a line break makes a full re-parse): the last version's diagnostics equal those of
+    the same text opened afresh."""
+    import random
+
+    rng = random.Random(7)
+    path = EXAMPLE if rel == "examples" else corpus_file(rel)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    uri = (tmp_path / "tokenizer.json").as_uri()
+    await open_doc(ws_client, uri, "\n".join(lines))
+    version = 1
+    for _ in range(40):
+        i = rng.randrange(len(lines))
+        line = lines[i]
+        if rng.random() < 0.2 and line.endswith(","):  # a line break between entries
+            end = len(line.encode("utf-16-le")) // 2
+            change(ws_client, uri, version + 1, (i, end), (i, end), "\n")
+            lines[i : i + 1] = [line, ""]
+        elif line.lstrip().startswith('"'):  # a character inside the first literal of the line
+            col = line.index('"') + 1
+            change(ws_client, uri, version + 1, (i, col), (i, col), "q")
+            lines[i] = line[:col] + "q" + line[col:]
+        else:
+            continue
+        version += 1
+        await asyncio.sleep(rng.random() * 0.015)
+    edited = await diagnostics_for_version(ws_client, uri, version, timeout=60)
+    fresh_uri = (tmp_path / "fresh" / "tokenizer.json").as_uri()
+    fresh = await open_doc(ws_client, fresh_uri, "\n".join(lines))
+    assert [(d.code, d.range, d.message) for d in edited] == [(d.code, d.range, d.message) for d in fresh]

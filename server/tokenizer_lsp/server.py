@@ -143,13 +143,9 @@ class TokenizerServer(LanguageServer):
                 changes.append(Change(c.text))
             else:
                 changes.append(Change(c.text, (rng.start.line, rng.start.character), (rng.end.line, rng.end.character)))
-        lines = doc.index.lines if doc.index is not None and doc.index.data is doc.data else None
-        doc.data, edits = apply_changes(doc.data, changes, self.encoding, lines)
+        # applied by the indexer thread: a new copy of a large text is too slow for this loop
+        doc.queued.extend(changes)
         doc.version = params.text_document.version
-        if edits is None or doc.pending is None:
-            doc.pending = None
-        else:
-            doc.pending.extend(edits)
         self._schedule(doc, delay=self.settings.debounce_ms / 1000)
 
     def close_document(self, params: types.DidCloseTextDocumentParams) -> None:
@@ -180,29 +176,36 @@ class TokenizerServer(LanguageServer):
         doc = self.docs.get(uri)
         if doc is None:
             return
+        doc.reindexing += 1
         try:
-            await self._reindex_doc(uri, doc)
+            async with doc.indexing:
+                await self._reindex_doc(uri, doc)
         finally:
-            doc.busy = uri in self._timers
+            doc.reindexing -= 1
+            doc.busy = uri in self._timers or doc.reindexing > 0
 
     async def _reindex_doc(self, uri: str, doc: OpenDocument) -> None:
-        version, data = doc.version, doc.data
+        version, data, queued = doc.version, doc.data, doc.queued
+        doc.queued = []
         loop = asyncio.get_running_loop()
         assume = doc.was_tokenizer
         base, edits = doc.index, doc.pending
-        doc.pending = []
         started = time.perf_counter()
         try:
-            idx, diags = await loop.run_in_executor(self.indexer, self._build, data, doc.path, assume, base, edits)
+            idx, diags, data, edits = await loop.run_in_executor(
+                self.indexer, self._build, data, queued, doc.path, assume, base, edits)
         except Exception:  # a bug in one document must not take the server down
             log.exception("indexing %s failed", uri)
+            doc.queued[:0] = queued
             return
+        doc.data = data  # the text with `queued` applied; changes since then are in doc.queued
         log.info("%s v%s: %s, %d findings in %.0f ms", uri.rsplit("/", 1)[-1], version,
                  idx.format or "not a tokenizer file", len(diags), (time.perf_counter() - started) * 1e3)
         if self.docs.get(uri) is not doc or doc.version != version:
-            # stale: a newer version is queued; its edits still apply on top of `base`
-            doc.pending = None if edits is None or doc.pending is None else edits + doc.pending
+            # stale: a newer version is queued; its edits will apply on top of `base`
+            doc.pending = edits
             return
+        doc.pending = []
         doc.index = idx
         doc.indexed_version = version
         if idx.is_tokenizer:
@@ -219,14 +222,19 @@ class TokenizerServer(LanguageServer):
             if self.docs.get(uri) is doc and self._client_supports("workspace.inlay_hint.refresh_support"):
                 self.workspace_inlay_hint_refresh(None)
 
-    def _build(self, data: bytes, path: str | None, assume: bool, base=None, edits=None):
+    def _build(self, data, queued, path: str | None, assume: bool, base=None, edits=None):
+        """(index, diagnostics, text, byte edits from base's text) after applying `queued`."""
         with collector_paused():
-            built = self._build_index(data, path, assume, base, edits)
+            if queued:
+                lines = base.lines if base is not None and base.data is data else None
+                data, applied = apply_changes(data, queued, self.encoding, lines)
+                edits = None if applied is None or edits is None else edits + applied
+            idx, diags = self._build_index(data, path, assume, base, edits)
             # the new index is acyclic: keep the collector from walking it when it resumes
             gc.freeze()
-            return built
+            return idx, diags, data, edits
 
-    def _build_index(self, data: bytes, path: str | None, assume: bool, base, edits):
+    def _build_index(self, data, path: str | None, assume: bool, base, edits):
         if base is not None and edits == [] and base.data is data:
             # nothing changed (e.g. new settings): the findings stand, only their rendering
             return base, diagnostics_for(base, self.settings, self.encoding) if base.is_tokenizer else []
@@ -396,10 +404,10 @@ def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
     transport.install()
     # indexing runs in a worker thread; let the event loop (hovers) take the
     # interpreter back sooner than the default 5 ms
-    sys.setswitchinterval(0.001)
+    sys.setswitchinterval(0.0005)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if tcp:
         server.start_tcp(host, port)
     else:
-        server.start_io()
+        transport.serve_stdio(server)

@@ -50,3 +50,44 @@ def install() -> None:
     import pygls.io_
 
     pygls.io_.json = JsonShim()
+
+
+def serve_stdio(server) -> None:
+    """Serve LSP on stdin/stdout, reading stdin on the event loop.
+
+    pygls reads stdin in a thread pool: every message then passes the interpreter between
+    that thread and the event loop several times, and each hand-off waits for the
+    indexer thread to let go of it. A hover during a re-index took 15 ms that way. When
+    stdin is not a pipe (a file, a terminal on some systems), pygls' reader is used.
+    """
+    import asyncio
+    import sys
+    import threading
+
+    from pygls.io_ import StdoutWriter, run_async
+
+    async def main() -> bool:
+        loop = asyncio.get_running_loop()
+        # a high limit: messages of tens of MB must not pause the pipe on every read
+        reader = asyncio.StreamReader(limit=1 << 28)
+        try:
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+        except (ValueError, OSError):
+            return False
+        server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+        server._stop_event = threading.Event()
+        try:
+            await run_async(stop_event=server._stop_event, reader=reader, protocol=server.protocol,
+                            error_handler=server.report_server_error)
+        except (asyncio.IncompleteReadError, BrokenPipeError, ConnectionError):
+            pass  # the client went away mid-message
+        return True
+
+    try:
+        served = asyncio.run(main())
+    except (KeyboardInterrupt, SystemExit):
+        served = True
+    if not served:
+        server.start_io()
+    else:
+        server.shutdown()

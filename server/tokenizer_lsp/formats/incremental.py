@@ -17,10 +17,11 @@ from struct import pack, pack_into
 import orjson
 
 from .. import checks
-from ..model import Finding, Vocabulary
+from ..model import Finding, RenamedTokens, Vocabulary
 from .json_doc import JsonDocument
 from .json_layout import ShiftedTable
 
+_WINDOW = 1 << 18  # bytes of packed hashes searched per call (a multiple of 8)
 MAX_DEPTH = 32  # edits stacked on one parse before a full re-index is due anyway
 _UNSAFE = frozenset(b'"\\\n\r') | frozenset(range(0x20))
 
@@ -64,11 +65,14 @@ def ranks_using(v: Vocabulary, parts: tuple[tuple, tuple], hashes, tokens: set[s
     for t in tokens:
         needle = pack("q", hash(t))
         for packed in hashes:
-            i = packed.find(needle)
-            while i >= 0:
-                if i % 8 == 0:
-                    candidates.add(i // 8)
-                i = packed.find(needle, i + 1)
+            # in windows: one find over 4 MB holds the interpreter for milliseconds
+            for lo in range(0, len(packed), _WINDOW):
+                hi = min(lo + _WINDOW + 7, len(packed))
+                i = packed.find(needle, lo, hi)
+                while i >= 0:
+                    if i % 8 == 0:
+                        candidates.add(i // 8)
+                    i = packed.find(needle, i + 1, hi)
     found = []
     for r in sorted(candidates):  # hashes can collide: confirm with the strings
         a, b = firsts[r], seconds[r]
@@ -192,10 +196,8 @@ def _edit_vocab_key(doc, old_findings, k, lit, old, token, end, delta, new_data)
         return None
     if old not in v.tokens:
         return None
-    # copy() stays a memcpy once the dict has a deleted slot (dict() would re-insert all)
-    tokens = v.tokens.copy()  # the renamed key moves to the end
-    tokens[token] = tokens.pop(old)
-    new_v = replace(v, tokens=tokens)
+    tokens = v.tokens if isinstance(v.tokens, RenamedTokens) else RenamedTokens(v.tokens)
+    new_v = replace(v, tokens=tokens.rename(old, token))
     parts = merge_parts(doc) if v.merges else ((), ())
     if parts is None:
         return None
