@@ -213,15 +213,14 @@ class DocumentIndex:
 
     def prepare_lookups(self) -> None:
         """Build what hovers and hints need (costly on big files: call off the event loop)."""
+        _ = self.findings  # first: the tables drop the parsed merges the checks read
         if self.doc is not None:
             self.doc.build_tables()
-            if isinstance(self.doc, JsonDocument) and self.doc.vocab.merges:
-                from .formats.incremental import merge_hashes, merge_parts
-
-                parts = merge_parts(self.doc)  # ready for the first keystroke
-                if parts is not None:
-                    merge_hashes(self.doc, parts)
         _ = self.lines
+
+    def merge_at(self, rank: int) -> tuple[str, str] | None:
+        """The two parts of the merge of this rank."""
+        return self.doc.merge_at(rank) if self.doc is not None and hasattr(self.doc, "merge_at") else None
 
     @property
     def lookups_ready(self) -> bool:

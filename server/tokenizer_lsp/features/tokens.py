@@ -36,8 +36,7 @@ def pieces(idx: DocumentIndex, ref: TokenRef) -> list[Piece]:
             return []
         return [Piece(ref.start, ref.end, ref.token, d, ref.rank, "tiktoken")]
     if ref.role == "merge":
-        merge = v.merges[ref.rank] if v.merges and ref.rank is not None else None
-        pair = _pair(merge)
+        pair = idx.merge_at(ref.rank) if ref.rank is not None else None
         if ref.part is not None:
             return [_merge_piece(idx, ref.start, ref.end, ref.token, ref.rank, ref.part, pair)]
         if pair is None:
@@ -52,16 +51,6 @@ def pieces(idx: DocumentIndex, ref: TokenRef) -> list[Piece]:
         ]
     in_vocab = ref.role == "vocab" or ref.token in v.tokens
     return [Piece(ref.start, ref.end, ref.token, v.decode(ref.token, in_vocab), v.id_of(ref.token), ref.role)]
-
-
-def _pair(merge) -> tuple[str, str] | None:
-    if isinstance(merge, list) and len(merge) == 2:
-        return merge[0], merge[1]
-    if isinstance(merge, str):
-        a, sep, b = merge.partition(" ")
-        if sep and " " not in b:
-            return a, b
-    return None
 
 
 def _merge_piece(idx, start, end, token, rank, part, pair) -> Piece:

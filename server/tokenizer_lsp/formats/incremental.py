@@ -26,45 +26,13 @@ MAX_DEPTH = 32  # edits stacked on one parse before a full re-index is due anywa
 _UNSAFE = frozenset(b'"\\\n\r') | frozenset(range(0x20))
 
 
-def merge_parts(doc: JsonDocument) -> tuple[tuple, tuple] | None:
-    """Firsts and seconds of every merge (cached; None if some merge is not a pair)."""
-    parts = doc.__dict__.get("_merge_parts")
-    if parts is None:
-        merges = doc.vocab.merges or []
-        if doc.vocab.merges_as_pairs:
-            if not (set(map(type, merges)) <= {list} and set(map(len, merges)) <= {2}):
-                return None
-            parts = tuple(zip(*merges)) or ((), ())
-        else:
-            split = [m.split(" ") if isinstance(m, str) else () for m in merges]
-            if any(len(p) != 2 for p in split):
-                return None
-            parts = tuple(zip(*split)) or ((), ())
-        doc.__dict__["_merge_parts"] = parts
-    return parts
-
-
-def merge_hashes(doc: JsonDocument, parts: tuple[tuple, tuple]) -> tuple[bytes, bytes, bytes]:
-    """hash() of every merge's first part, second part and result, packed as 8-byte
-    integers: finding the merges that use a token is then a memchr-speed bytes.find
-    instead of a pass of Python comparisons (4 MB each for 500k merges; cached)."""
-    hashes = doc.__dict__.get("_merge_hashes")
-    if hashes is None:
-        v = doc.vocab
-        firsts, seconds = parts
-        results = map(v.merge_result, firsts, seconds) if v.subword_prefix else map(str.__add__, firsts, seconds)
-        hashes = tuple(array("q", map(hash, seq)).tobytes() for seq in (firsts, seconds, results))
-        doc.__dict__["_merge_hashes"] = hashes
-    return hashes
-
-
-def ranks_using(v: Vocabulary, parts: tuple[tuple, tuple], hashes, tokens: set[str]) -> list[int]:
+def ranks_using(doc: JsonDocument, tokens: set[str]) -> list[int]:
     """Ranks of merges that have one of `tokens` as a part or as their result."""
-    firsts, seconds = parts
+    v = doc.vocab
     candidates: set[int] = set()
     for t in tokens:
         needle = pack("q", hash(t))
-        for packed in hashes:
+        for packed in doc.merge_hashes or ():
             # in windows: one find over 4 MB holds the interpreter for milliseconds
             for lo in range(0, len(packed), _WINDOW):
                 hi = min(lo + _WINDOW + 7, len(packed))
@@ -75,8 +43,8 @@ def ranks_using(v: Vocabulary, parts: tuple[tuple, tuple], hashes, tokens: set[s
                     i = packed.find(needle, i + 1, hi)
     found = []
     for r in sorted(candidates):  # hashes can collide: confirm with the strings
-        a, b = firsts[r], seconds[r]
-        if a in tokens or b in tokens or v.merge_result(a, b) in tokens:
+        pair = doc.merge_at(r)
+        if pair is not None and (pair[0] in tokens or pair[1] in tokens or v.merge_result(*pair) in tokens):
             found.append(r)
     return found
 
@@ -132,8 +100,6 @@ def _new_doc(doc: JsonDocument, vocab: Vocabulary, end: int, delta: int, new_dat
     for attr in ("vocab_start", "merges_start", "added_start"):
         if getattr(out, attr) is not None and getattr(out, attr) >= end:
             setattr(out, attr, getattr(out, attr) + delta)
-    out.__dict__.pop("_merge_parts", None)
-    out.__dict__.pop("_merge_hashes", None)
     return out
 
 
@@ -176,13 +142,15 @@ def _merge_spans(doc: JsonDocument, rank: int) -> tuple[tuple[int, int], list[tu
     return (s, e), [(s + 1, sep), (sep + 1, e - 1)]
 
 
-def _merge_findings_at(doc: JsonDocument, ranks: list[int], parts) -> list[Finding]:
+def _merge_findings_at(doc: JsonDocument, ranks: list[int]) -> list[Finding] | None:
     out = []
     v = doc.vocab
     for r in ranks:
-        a, b = parts[0][r], parts[1][r]
+        pair = doc.merge_at(r)
+        if pair is None:
+            return None
         whole, part_spans = _merge_spans(doc, r)
-        for p in checks._one_merge(v, r, a, b, v.merge_result(a, b)):
+        for p in checks._one_merge(v, r, pair[0], pair[1], v.merge_result(*pair)):
             s, e = part_spans[p.ref.part] if p.ref.part is not None else whole
             out.append(Finding(p.code, s, e, p.message))
     return out
@@ -196,16 +164,12 @@ def _edit_vocab_key(doc, old_findings, k, lit, old, token, end, delta, new_data)
         return None
     if old not in v.tokens:
         return None
+    if doc.merges_start is not None and doc.merge_hashes is None:
+        return None  # merges that cannot be searched: re-parse
     tokens = v.tokens if isinstance(v.tokens, RenamedTokens) else RenamedTokens(v.tokens)
     new_v = replace(v, tokens=tokens.rename(old, token))
-    parts = merge_parts(doc) if v.merges else ((), ())
-    if parts is None:
-        return None
-    hashes = merge_hashes(doc, parts) if v.merges else (b"", b"", b"")
-    affected = ranks_using(v, parts, hashes, {old, token}) if v.merges else []
+    affected = ranks_using(doc, {old, token}) if doc.merge_count else []
     new_doc = _new_doc(doc, new_v, end, delta, new_data)
-    new_doc.__dict__["_merge_parts"] = parts
-    new_doc.__dict__["_merge_hashes"] = hashes
     ls, le = lit
     on_literal = [f for f in old_findings if ls <= f.start < le]
     if any(f.code not in ("utf8-fragment", "not-byte-level") for f in on_literal):
@@ -213,36 +177,30 @@ def _edit_vocab_key(doc, old_findings, k, lit, old, token, end, delta, new_data)
     one = Vocabulary(scheme=v.scheme, tokens={token: v.tokens[old]}, added=v.added, special=v.special)
     added = [Finding(p.code, ls, le + delta, p.message) for p in checks.vocab_findings(one)]
     drop = [(ls, le)] + [_merge_spans(doc, r)[0] for r in affected]
-    added += _merge_findings_at(new_doc, affected, parts)
-    return new_doc, _rebuild_findings(old_findings, drop, end, delta, added)
+    merge_found = _merge_findings_at(new_doc, affected)
+    if merge_found is None:
+        return None
+    return new_doc, _rebuild_findings(old_findings, drop, end, delta, added + merge_found)
 
 
 def _edit_merge(doc, old_findings, k, lit, token, end, delta, new_data):
     v = doc.vocab
-    parts = merge_parts(doc)
-    if parts is None:
+    if doc.merge_hashes is None:
         return None
-    firsts, seconds = list(parts[0]), list(parts[1])
-    merges = list(v.merges)
     if v.merges_as_pairs:
-        rank, part = divmod(k, 2)
-        pair = list(merges[rank])
-        pair[part] = token
-        merges[rank] = pair
-        a, b = pair
+        rank = k // 2
     else:
         rank = k
-        pieces = token.split(" ")
-        if len(pieces) != 2:
+        if len(token.split(" ")) != 2:
             return None
-        merges[rank] = token
-        a, b = pieces
+    new_doc = _new_doc(doc, v, end, delta, new_data)
+    pair = new_doc.merge_at(rank)  # read back from the edited literal
+    if pair is None:
+        return None
+    a, b = pair
+    new_doc.merge_hashes = _replace_hashes(doc.merge_hashes, rank, (a, b, v.merge_result(a, b)))
     drop = [_merge_spans(doc, rank)[0]]
-    hashes = _replace_hashes(merge_hashes(doc, parts), rank, (a, b, v.merge_result(a, b)))
-    firsts[rank], seconds[rank] = a, b
-    new_parts = (tuple(firsts), tuple(seconds))
-    new_doc = _new_doc(doc, replace(v, merges=merges), end, delta, new_data)
-    new_doc.__dict__["_merge_parts"] = new_parts
-    new_doc.__dict__["_merge_hashes"] = hashes
-    added = _merge_findings_at(new_doc, [rank], new_parts)
+    added = _merge_findings_at(new_doc, [rank])
+    if added is None:
+        return None
     return new_doc, _rebuild_findings(old_findings, drop, end, delta, added)

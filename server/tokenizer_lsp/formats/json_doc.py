@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from array import array
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
 from functools import cached_property
 
 import orjson
@@ -218,6 +221,8 @@ class JsonDocument:
         self.merges_span = None
 
     def pending_findings(self, fragments: bool = True) -> list[PendingFinding]:
+        if self._tables is not None and self.merge_count:
+            raise RuntimeError("findings must come before build_tables, which drops the merges")
         if self.merges_span is not None:
             return self._pending_deferred(fragments)
         v = self.vocab
@@ -404,30 +409,87 @@ class JsonDocument:
     # ---- lookups for hover and hints -------------------------------------------------
 
     def build_tables(self) -> None:
-        """Literal tables for the vocab and merges regions (one C-level pass; call off-loop)."""
+        """Literal tables for the vocab and merges regions, and hashes of every merge for
+        the typing fast path (one C-level pass each; call off the event loop). The parsed
+        merges are dropped afterwards: 500k small lists cost over 100 MB, and a merge is
+        read back from its literal when a hover or an edit needs it."""
         if self._tables is not None:
             return
-        self.load_merges()
         tables: dict = {}
         if self.vocab_start is not None:
             t = LiteralTable(self.data, self.vocab_start, self.source_key_count)
             if self._first_matches(t, next(iter(self.vocab.tokens), None)):
                 tables["vocab"] = t
-        merges = self.vocab.merges
-        if self.merges_start is not None and merges:
-            if self.vocab.merges_as_pairs:
-                well_formed = set(map(type, merges)) == {list} and set(map(len, merges)) == {2}
-                n = 2 * len(merges) if well_formed else 0
-                first = merges[0][0] if well_formed else None
-            else:
-                n = len(merges)
-                first = merges[0]
+        if self.merges_start is not None:
+            count, shape_ok, first, hashes = self._scan_merges()
+            n = (2 * count if shape_ok else 0) if self.vocab.merges_as_pairs else count
             if n:
                 t = LiteralTable(self.data, self.merges_start, n)
                 if self._first_matches(t, first) and len(t) == n:
                     tables["merges"] = t
+                    self.merge_count = count
+                    self.merge_hashes = hashes
         tables["added"] = self._added_content_spans()
+        self.vocab.merges = None
+        self.merges_span = None
         self._tables = tables
+
+    merge_count = 0  # merges readable through the merges table
+    # hash() of each merge's first part, second part and result, packed as 8-byte ints
+    # (None when some merge is not two strings)
+    merge_hashes: tuple[bytes, bytes, bytes] | None = None
+
+    def _scan_merges(self) -> tuple[int, bool, object, tuple[bytes, bytes, bytes] | None]:
+        """(count, all pairs of two, first literal's value, hashes) over the merges,
+        parsed a chunk at a time unless they already are."""
+        v = self.vocab
+        pairs = v.merges_as_pairs
+        columns = (array("q"), array("q"), array("q"))
+        count, shape_ok, well_formed, first = 0, True, True, None
+        for merges in self._merge_chunks():
+            if not merges:
+                continue
+            if first is None:
+                first = merges[0][0] if pairs and isinstance(merges[0], list) and merges[0] else merges[0]
+            count += len(merges)
+            if pairs:
+                shape_ok = shape_ok and set(map(type, merges)) == {list} and set(map(len, merges)) == {2}
+            if well_formed and shape_ok:
+                well_formed = _hash_merges(v, merges, columns)
+        hashes = tuple(c.tobytes() for c in columns) if well_formed and shape_ok else None
+        return count, shape_ok, first, hashes
+
+    def _merge_chunks(self, size: int = 1 << 20):
+        if self.vocab.merges is not None or self.merges_span is None:
+            yield self.vocab.merges or []
+            return
+        s, e = self.merges_span
+        while s < e:
+            cut = element_boundary(self.data, s + size, e, self.vocab.merges_as_pairs) if s + size < e else None
+            chunk = (s, cut[0]) if cut else (s, e)
+            merges = self._parse_merge_chunk(chunk)
+            if merges is None:
+                return
+            yield merges
+            if cut is None:
+                return
+            s = cut[1]
+
+    def merge_at(self, rank: int) -> tuple[str, str] | None:
+        """The two parts of the merge of this rank, read from its literal(s)."""
+        if self.vocab.merges is not None:
+            return _pair(self.vocab.merges[rank]) if 0 <= rank < len(self.vocab.merges) else None
+        table = (self._tables or {}).get("merges")
+        if table is None or not 0 <= rank < self.merge_count:
+            return None
+        try:
+            if self.vocab.merges_as_pairs:
+                (s1, e1), (s2, e2) = table.span(2 * rank), table.span(2 * rank + 1)
+                return _pair([orjson.loads(self.data[s1:e1]), orjson.loads(self.data[s2:e2])])
+            s, e = table.span(rank)
+            return _pair(orjson.loads(self.data[s:e]))
+        except orjson.JSONDecodeError:
+            return None
 
     def _first_matches(self, table: LiteralTable, token) -> bool:
         if not len(table) or token is None:
@@ -470,11 +532,47 @@ class JsonDocument:
         return out
 
     def _ref(self, role: str, k: int, s: int, e: int) -> TokenRef:
+        token = orjson.loads(self.data[s:e])
         if role == "merges":
-            merges = self.vocab.merges
             if self.vocab.merges_as_pairs:
                 rank, part = divmod(k, 2)
-                return TokenRef(s, e, "merge", merges[rank][part], rank, part)
-            return TokenRef(s, e, "merge", merges[k], k, None)
-        token = orjson.loads(self.data[s:e])
+                return TokenRef(s, e, "merge", token, rank, part)
+            return TokenRef(s, e, "merge", token, k, None)
         return TokenRef(s, e, "vocab" if role == "vocab" else "added", token)
+
+
+def _pair(merge) -> tuple[str, str] | None:
+    """A merge as stored (`[a, b]` or `"a b"`) as its two parts; None when malformed."""
+    if isinstance(merge, list):
+        if len(merge) == 2 and isinstance(merge[0], str) and isinstance(merge[1], str):
+            return merge[0], merge[1]
+        return None
+    if isinstance(merge, str):
+        a, sep, b = merge.partition(" ")
+        if sep and " " not in b:
+            return a, b
+    return None
+
+
+def _hash_merges(v: Vocabulary, merges: list, columns: tuple[array, array, array]) -> bool:
+    """Append hashes of firsts, seconds and results; False if some merge is malformed."""
+    firsts, seconds, results = columns
+    if v.merges_as_pairs:
+        try:
+            joined = list(map("".join, merges))  # TypeError unless both parts are strings
+        except TypeError:
+            return False
+        firsts.extend(map(hash, map(itemgetter(0), merges)))
+        seconds.extend(map(hash, map(itemgetter(1), merges)))
+    else:
+        if set(map(type, merges)) != {str} or sum(map(str.count, merges, repeat(" "))) != len(merges) \
+                or not all(map(str.__contains__, merges, repeat(" "))):
+            return False  # not exactly one space in each
+        # streamed twice rather than kept: 3 new strings per merge add up
+        firsts.extend(map(hash, map(itemgetter(0), map(str.partition, merges, repeat(" ")))))
+        seconds.extend(map(hash, map(itemgetter(2), map(str.partition, merges, repeat(" ")))))
+        joined = list(map(str.replace, merges, repeat(" "), repeat("")))
+    if v.subword_prefix:
+        joined = [v.merge_result(*_pair(m)) for m in merges]
+    results.extend(map(hash, joined))
+    return True

@@ -203,15 +203,16 @@ class LiteralTable:
     CHUNK = 1 << 20
 
     def __init__(self, data: bytes, start: int, count: int) -> None:
-        starts = array("q")
-        ends = array("q")
-        pos = start
         n = len(data)
+        code = "i" if n < 1 << 31 else "q"  # 4-byte offsets: a million literals in 8 MB
+        starts = array(code)
+        ends = array(code)
+        pos = start
         while len(starts) < count and pos < n:
             stop = data.find(b"\n", min(pos + self.CHUNK, n))
             stop = n if stop < 0 else stop + 1
             parts = _SPLIT_RE.split(data[pos:stop])
-            bounds = array("q", accumulate(map(len, parts), initial=pos))
+            bounds = array(code, accumulate(map(len, parts), initial=pos))
             # bounds: gap0 end = lit0 start, lit0 end, gap1 end = lit1 start, ...
             starts.extend(bounds[1:-1:2])
             ends.extend(bounds[2:-1:2])

@@ -116,6 +116,13 @@ class MergesDocument(LineDocument):
         out.sort(key=lambda f: f.start)
         return out
 
+    def merge_at(self, rank: int) -> tuple[str, str] | None:
+        merges = self.vocab.merges or []
+        if not 0 <= rank < len(merges):
+            return None
+        a, sep, b = merges[rank].partition(" ")
+        return (a, b) if sep and " " not in b else None
+
     def _refs_on_line(self, i: int) -> list[TokenRef]:
         rank = self.rank_of_line.get(i)
         if rank is None:
