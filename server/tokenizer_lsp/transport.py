@@ -9,6 +9,8 @@ over millions of escaped quotes is 4x slower than orjson plus encode.)
 from __future__ import annotations
 
 import json
+import logging
+import re
 from typing import Any
 
 import orjson
@@ -52,19 +54,22 @@ def install() -> None:
     pygls.io_.json = JsonShim()
 
 
+_CONTENT_LENGTH = re.compile(rb"content-length:\s*(\d+)\s*", re.IGNORECASE)
+
+
 def serve_stdio(server) -> None:
     """Serve LSP on stdin/stdout, reading stdin on the event loop.
 
     pygls reads stdin in a thread pool: every message then passes the interpreter between
     that thread and the event loop several times, and each hand-off waits for the
-    indexer thread to let go of it. A hover during a re-index took 15 ms that way. When
-    stdin is not a pipe (a file, a terminal on some systems), pygls' reader is used.
+    indexer thread to let go of it. A hover during a re-index took 15 ms that way. Its
+    read loop also keeps the last message body (33 MB for a large didOpen) until the
+    next message comes. When stdin is not a pipe, pygls' own reader is used.
     """
     import asyncio
     import sys
-    import threading
 
-    from pygls.io_ import StdoutWriter, run_async
+    from pygls.io_ import StdoutWriter
 
     async def main() -> bool:
         loop = asyncio.get_running_loop()
@@ -75,10 +80,8 @@ def serve_stdio(server) -> None:
         except (ValueError, OSError):
             return False
         server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
-        server._stop_event = threading.Event()
         try:
-            await run_async(stop_event=server._stop_event, reader=reader, protocol=server.protocol,
-                            error_handler=server.report_server_error)
+            await _read_messages(reader, server)
         except (asyncio.IncompleteReadError, BrokenPipeError, ConnectionError):
             pass  # the client went away mid-message
         return True
@@ -91,3 +94,31 @@ def serve_stdio(server) -> None:
         server.start_io()
     else:
         server.shutdown()
+
+
+async def _read_messages(reader, server) -> None:
+    from pygls.exceptions import JsonRpcException
+
+    protocol = server.protocol
+    length = 0
+    while True:
+        header = await reader.readline()
+        if not header:
+            return  # end of input
+        m = _CONTENT_LENGTH.fullmatch(header)
+        if m:
+            length = int(m.group(1))
+            continue
+        if header.strip() or not length:
+            continue  # another header (Content-Type), or a stray line
+        body = await reader.readexactly(length)
+        length = 0
+        try:
+            message = loads(body, object_hook=protocol.structure_message)
+            del body  # before handling: the index is built while the next read waits
+            protocol.handle_message(message)
+        except Exception as exc:
+            logging.getLogger("tokenizer_lsp").exception("unable to handle a message")
+            server.report_server_error(exc, JsonRpcException)
+        finally:
+            message = None
