@@ -75,6 +75,8 @@ def test_chained_edits_and_fallbacks():
         current = current[: e - 1] + b"Q" + current[e - 1 :]
         nxt = idx.edited([(e - 1, e - 1, b"Q")], current)
         assert nxt is not None
+        # nothing of the derived index points at the previous text (it would stay alive)
+        assert nxt.lines.data is current and nxt.doc.data is current
         idx = nxt
     assert facts(idx) == facts(full(current))
     # renaming a key to a token that already exists needs the duplicate check: full re-parse

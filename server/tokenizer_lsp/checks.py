@@ -8,8 +8,8 @@ forward pass, so only flagged tokens ever get located.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain, compress, repeat
-from operator import not_
+from itertools import chain, compress, count, repeat
+from operator import eq, not_
 
 from .decoding.bulk import byte_fallback_fragments, byte_level_scan
 from .decoding.bytemap import outside_alphabet
@@ -77,7 +77,7 @@ def id_findings(v: Vocabulary, duplicates: list[tuple[int, int, str]] | None = N
     """duplicate-id, id-gap, and duplicate-token (when the source holds more keys than the dict)."""
     out: list[PendingFinding] = []
     ids = list(v.tokens.values())
-    in_order = ids == list(range(len(ids)))  # the usual layout: no duplicates, no gaps
+    in_order = all(map(eq, ids, count()))  # the usual layout: no duplicates, no gaps
     if not in_order and len(set(ids)) != len(ids):
         first: dict[int, str] = {}
         for i, (tok, tid) in enumerate(v.tokens.items()):
@@ -144,7 +144,15 @@ def merge_findings(v: Vocabulary, start: int = 0, stop: int | None = None,
     return _merge_findings(v, merges, start) if merges else []
 
 
+_MERGE_BATCH = 1 << 15  # merges checked per pass: bounds the strings made on the way
+
+
 def _merge_findings(v: Vocabulary, merges: list, base: int) -> list[PendingFinding]:
+    if len(merges) > _MERGE_BATCH:
+        out: list[PendingFinding] = []
+        for lo in range(0, len(merges), _MERGE_BATCH):
+            out += _merge_findings(v, merges[lo : lo + _MERGE_BATCH], base + lo)
+        return out
     split = None if v.subword_prefix else _split_well_formed(merges, v.merges_as_pairs)
     if split is None:
         return _merge_findings_slow(v, merges, base)

@@ -19,7 +19,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from . import __version__, transport
+from . import __version__, memory, transport
 from .analysis import companion_vocab_path, load_vocab_file
 from .documents import Change, OpenDocument, apply_changes
 from .features.diagnostics import diagnostics_for
@@ -122,7 +122,9 @@ class TokenizerServer(LanguageServer):
     def open_document(self, params: types.DidOpenTextDocumentParams) -> None:
         td = params.text_document
         log.info("open %s v%s", td.uri.rsplit("/", 1)[-1], td.version)
-        data = td.text.encode("utf-8", "surrogatepass")
+        data = transport.take_open_text(td.uri, td.version)
+        if data is None:
+            data = td.text.encode("utf-8", "surrogatepass")
         td.text = ""  # pygls keeps the message alive until the next one: drop the str now
         doc = OpenDocument(td.uri, uri_to_path(td.uri), td.version, data)
         self.docs[td.uri] = doc
@@ -402,6 +404,7 @@ async def on_pull_diagnostics(ls: TokenizerServer, params: types.DocumentDiagnos
 
 def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
     transport.install()
+    memory.tune_malloc()
     # indexing runs in a worker thread; let the event loop (hovers) take the
     # interpreter back sooner than the default 5 ms
     sys.setswitchinterval(0.0005)

@@ -8,9 +8,11 @@ over millions of escaped quotes is 4x slower than orjson plus encode.)
 
 from __future__ import annotations
 
+import codecs
 import json
 import logging
 import re
+import warnings
 from typing import Any
 
 import orjson
@@ -30,7 +32,72 @@ def _apply_hook(obj: Any, hook) -> Any:
     return obj
 
 
+_LARGE = 1 << 20
+_TEXT_KEY = re.compile(rb'"text"\s*:\s*"')
+_open_texts: dict[tuple[str, int], bytes] = {}
+
+
+def take_open_text(uri: str, version: int) -> bytes | None:
+    """The UTF-8 text of a didOpen that loads() unescaped straight to bytes, once."""
+    return _open_texts.pop((uri, version), None)
+
+
+def _split_did_open(body: bytes) -> tuple[Any, bytes] | None:
+    """(the message with an empty text, the text as UTF-8) for a large didOpen.
+
+    Parsing the text into a str and encoding it back costs time and, for a 33 MB file
+    with characters outside the BMP, a 130 MB str. JSON string escapes other than \\u
+    and \\/ are Python's own, so codecs.escape_decode turns the escaped UTF-8 straight
+    into the file's bytes; with those two (rare: VS Code writes neither), orjson does it.
+    """
+    if b'"textDocument/didOpen"' not in body[:512] and b'"textDocument/didOpen"' not in body[-512:]:
+        return None
+    m = _TEXT_KEY.search(body)
+    if m is None:
+        return None
+    start = m.end()
+    end = len(body)
+    for _ in range(32):  # the closing quote: the last one after which the rest still parses
+        end = body.rfind(b'"', start, end)
+        if end < 0:
+            return None
+        if _escaped(body, end):
+            continue
+        try:
+            obj = orjson.loads(body[:start] + body[end:])
+        except orjson.JSONDecodeError:
+            continue
+        doc = obj.get("params", {}).get("textDocument", {}) if isinstance(obj, dict) else {}
+        if not isinstance(doc, dict) or doc.get("text") != "":
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)  # \\u, \\/: not Python escapes
+            try:
+                text = codecs.escape_decode(memoryview(body)[start:end])[0]
+            except (DeprecationWarning, ValueError):
+                return None
+        return obj, text
+    return None
+
+
+def _escaped(data: bytes, i: int) -> bool:
+    n = 0
+    while i > 0 and data[i - 1] == 0x5C:
+        n += 1
+        i -= 1
+    return n % 2 == 1
+
+
 def loads(body: bytes | str, object_hook=None) -> Any:
+    if isinstance(body, (bytes, bytearray)) and len(body) >= _LARGE:
+        split = _split_did_open(body)
+        if split is not None:
+            obj, text = split
+            doc = obj["params"]["textDocument"]
+            if isinstance(doc.get("uri"), str) and isinstance(doc.get("version"), int):
+                _open_texts.clear()  # taken at once by the didOpen handler; never pile up
+                _open_texts[(doc["uri"], doc["version"])] = text
+                return _apply_hook(obj, object_hook) if object_hook else obj
     try:
         obj = orjson.loads(body)
     except orjson.JSONDecodeError:  # e.g. lone surrogates, which json accepts

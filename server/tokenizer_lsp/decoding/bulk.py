@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+from array import array
 from bisect import bisect_right
 from itertools import accumulate
 from operator import add
@@ -41,7 +42,7 @@ def byte_level_scan(tokens: list[str]) -> tuple[list[int], list[int], list[bytes
     """byte_level_faults, plus the bytes of each token that is not valid UTF-8."""
     joined = _SEP.join(tokens)
     # token i starts at (total length of tokens before it) + i separators; C-level only
-    starts = list(map(add, accumulate(map(len, tokens), initial=0), range(len(tokens) + 1)))
+    starts = array("q", map(add, accumulate(map(len, tokens), initial=0), range(len(tokens) + 1)))
     _collected.clear()
     data, _ = codecs.charmap_encode(joined, "tokenizer_lsp_collect_encode", _ENCODING_MAP)
     outside = _owners(starts, _collected)
@@ -53,7 +54,7 @@ def byte_level_scan(tokens: list[str]) -> tuple[list[int], list[int], list[bytes
     return outside, bad_utf8, [data[starts[i] : starts[i + 1] - 1] for i in bad_utf8]
 
 
-def _owners(starts: list[int], positions: list[int]) -> list[int]:
+def _owners(starts, positions: list[int]) -> list[int]:
     out: list[int] = []
     last = -1
     for p in positions:

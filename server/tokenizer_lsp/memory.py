@@ -1,0 +1,29 @@
+"""glibc malloc settings for a server whose peak memory is a target.
+
+By default glibc raises its mmap threshold to the size of the largest block freed so
+far (up to 32 MB): after the first didOpen every large temporary (joined token text,
+parsed chunks, message bodies) comes from the heap, and the holes it leaves when freed
+are rarely returned to the system. A fixed threshold keeps those blocks mapped apart
+and unmapped on free. One arena instead of one per thread keeps the indexer thread's
+garbage in the same heap as the rest.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import sys
+
+_M_MMAP_THRESHOLD = -3
+_M_ARENA_MAX = -8
+
+
+def tune_malloc(mmap_threshold: int = 256 * 1024) -> bool:
+    """True when glibc took the settings (a no-op on other platforms and libcs)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").mallopt
+    except (OSError, AttributeError):  # musl has no mallopt
+        return False
+    return bool(mallopt(_M_MMAP_THRESHOLD, mmap_threshold)) and bool(mallopt(_M_ARENA_MAX, 1))
