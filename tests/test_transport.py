@@ -1,0 +1,50 @@
+"""Message parsing: a large didOpen's text goes straight to UTF-8 bytes, exactly."""
+
+import json
+import random
+
+import pytest
+
+from tokenizer_lsp import transport
+
+
+def did_open(text: str, text_first: bool, ascii_only: bool) -> bytes:
+    doc = {"uri": "file:///t/tokenizer.json", "languageId": "json", "version": 3, "text": text}
+    if text_first:
+        doc = {"text": text, "version": 3, "uri": doc["uri"], "languageId": "json"}
+    message = {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": doc}}
+    return json.dumps(message, ensure_ascii=ascii_only).encode()
+
+
+def received_text(body: bytes) -> tuple[bytes, bool]:
+    obj = transport.loads(body)
+    fast = transport.take_open_text("file:///t/tokenizer.json", 3)
+    if fast is not None:
+        assert obj["params"]["textDocument"]["text"] == ""
+        return fast, True
+    return obj["params"]["textDocument"]["text"].encode("utf-8", "surrogatepass"), False
+
+
+PIECES = ["a", '"', "\\", "\n", "\\u00e9", "é", "😀", "\t", "/", "\x01", '"}}}', '\\"', "Ġ", "\r\n"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_text_arrives_exactly(seed, monkeypatch):
+    monkeypatch.setattr(transport, "_LARGE", 0)
+    rng = random.Random(seed)
+    text = "".join(rng.choice(PIECES) for _ in range(rng.randrange(0, 60))) * 50
+    for text_first in (False, True):
+        for ascii_only in (False, True):
+            got, _ = received_text(did_open(text, text_first, ascii_only))
+            assert got == text.encode()
+
+
+def test_fast_path_taken_for_editor_style_messages(monkeypatch):
+    monkeypatch.setattr(transport, "_LARGE", 0)
+    # VS Code's JSON.stringify: raw UTF-8, only quotes, backslashes and controls escaped
+    text = '{\n  "model": {"vocab": {"Ġthe": 1, "\\u0120x": 2, "é\\"": 3}}\n}\n'
+    got, fast = received_text(did_open(text, False, False))
+    assert fast and got == text.encode()
+    # \u escapes (a client that escapes non-ASCII) go through orjson
+    got, fast = received_text(did_open(text, False, True))
+    assert not fast and got == text.encode()
