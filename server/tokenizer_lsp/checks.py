@@ -7,9 +7,10 @@ forward pass, so only flagged tokens ever get located.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
-from itertools import chain, compress, count, repeat
-from operator import eq, not_
+from itertools import chain, compress, count, groupby, islice, repeat
+from operator import eq, lt, not_, sub
 
 from .decoding.bulk import byte_fallback_fragments, byte_level_scan
 from .decoding.bytemap import outside_alphabet
@@ -77,8 +78,9 @@ def id_findings(v: Vocabulary, duplicates: list[tuple[int, int, str]] | None = N
     """duplicate-id, id-gap, and duplicate-token (when the source holds more keys than the dict)."""
     out: list[PendingFinding] = []
     ids = list(v.tokens.values())
-    in_order = all(map(eq, ids, count()))  # the usual layout: no duplicates, no gaps
-    if not in_order and len(set(ids)) != len(ids):
+    # sorted ids (a C-level pass whatever the layout; files usually list ids in order)
+    ordered = ids if all(map(eq, ids, count())) else sorted(ids)
+    if any(map(eq, ordered, islice(ordered, 1, None))):
         first: dict[int, str] = {}
         for i, (tok, tid) in enumerate(v.tokens.items()):
             if tid in first:
@@ -95,37 +97,39 @@ def id_findings(v: Vocabulary, duplicates: list[tuple[int, int, str]] | None = N
                 f"{_q(tok)} appears more than once in the vocabulary; the last id "
                 f"({v.tokens.get(tok)}) wins and the earlier entry is lost",
             ))
-    out.extend(_gaps(v, in_order))
+    out.extend(_gaps(v, ids, ordered))
     return out
 
 
-def _gaps(v: Vocabulary, in_order: bool = False) -> list[PendingFinding]:
-    n = len(v.tokens)
-    if in_order and n:  # vocab ids are 0..n-1: a gap can only come from added ids after them
-        extra = {i for i in v.added.values() if not 0 <= i < n}
-        if extra == set(range(n, n + len(extra))):
-            return []
-    all_ids = set(v.tokens.values())
-    all_ids.update(v.added.values())
-    if not all_ids:
+def _gaps(v: Vocabulary, ids: list[int], ordered_ids: list[int]) -> list[PendingFinding]:
+    """id-gap findings; ids: the vocab's ids in source order, ordered_ids: sorted."""
+    if any(map(eq, ordered_ids, islice(ordered_ids, 1, None))):
+        ordered_ids = [k for k, _ in groupby(ordered_ids)]  # duplicate ids (reported apart)
+
+    def in_vocab(tid: int) -> bool:
+        k = bisect_left(ordered_ids, tid)
+        return k < len(ordered_ids) and ordered_ids[k] == tid
+
+    extra = sorted(i for i in set(v.added.values()) if not in_vocab(i))  # added-only ids: few
+    merged = sorted(ordered_ids + extra) if extra else ordered_ids  # two sorted runs: one merge
+    if not merged or (merged[0] == 0 and merged[-1] == len(merged) - 1):
         return []
-    lo, hi = min(all_ids), max(all_ids)
-    if hi - lo + 1 == len(all_ids) and lo == 0:
-        return []
-    ordinal_of_id: dict[int, int] = {}
-    out: list[PendingFinding] = []
-    ordered = sorted(all_ids)
-    prev = -1
-    gaps: list[tuple[int, int, int]] = []
-    for tid in ordered:
-        if tid > prev + 1:
-            gaps.append((prev + 1, tid - 1, tid))
-        prev = tid
-    if gaps:
-        wanted = {nxt for _, _, nxt in gaps}
-        for i, tid in enumerate(v.tokens.values()):
+    # (first missing, last missing, next present) for every hole, in C-level passes
+    holes = compress(count(), map(lt, repeat(1), map(sub, islice(merged, 1, None), merged)))
+    gaps = [(merged[i] + 1, merged[i + 1] - 1, merged[i + 1]) for i in holes]
+    if merged[0] > 0:
+        gaps.insert(0, (0, merged[0] - 1, merged[0]))
+    ordinal_of_id: dict[int, int] = {}  # where the id after each hole is, when in the vocab
+    wanted = {nxt for _, _, nxt in gaps}
+    if len(wanted) <= 16:
+        for tid in wanted:
+            if in_vocab(tid):
+                ordinal_of_id[tid] = ids.index(tid)
+    else:
+        for i, tid in enumerate(ids):
             if tid in wanted and tid not in ordinal_of_id:
                 ordinal_of_id[tid] = i
+    out: list[PendingFinding] = []
     for a, b, nxt in gaps:
         span = f"id {a}" if a == b else f"ids {a}..{b} ({b - a + 1} ids)"
         ref = Ref("vocab", ordinal_of_id[nxt]) if nxt in ordinal_of_id else Ref("added-id", nxt)
