@@ -8,8 +8,8 @@ Measures, interleaved per round (server open, then from_file, on the same file):
 open-to-diagnostics through a real LSP client over stdio vs tokenizers.Tokenizer.from_file;
 hover p50/p99 over random token positions; inlay hints for 100-line ranges (and 2000-char
 ranges of one-line files); a one-character edit inside a token to refreshed diagnostics, with
-hover latency during that re-index; peak RSS of the server / file size; and 2x/4x files built
-from real ones. Prints a table and writes JSON (bench/results/latest.json).
+hover latency during that re-index, then a line break outside any token (a full re-parse);
+peak RSS of the server / file size; and 2x/4x files built from real ones. Prints a table and writes JSON (bench/results/latest.json).
 """
 
 from __future__ import annotations
@@ -246,6 +246,24 @@ async def measure_lookups(s: Session, uri: str, text: str, lines: list[str], one
     out.update({"edit_to_diagnostics_ms": (t1 - t0) * 1e3, "hover_during_reindex_p50_ms": pct(during, 50) * 1e3,
                 "hover_during_reindex_p99_ms": pct(during, 99) * 1e3, "hover_during_reindex_max_ms": max(during, default=float("nan")) * 1e3,
                 "hovers_during_reindex": len(during)})
+    # a line break outside any token (the JSON stays valid): the whole file is re-parsed
+    at = types.Position(0, 1) if one_line else types.Position(min(len(lines) - 1, line + 7), 0)
+    await asyncio.sleep(0.3)
+    t0 = time.perf_counter()
+    c.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+        [types.TextDocumentContentChangePartial(range=types.Range(at, at), text="\n")]))
+    fut = s.wait_for(uri, 3)
+    during = []
+    while not fut.done():
+        hl, hc, _ = rng.choice(positions)
+        hl += 1 if not one_line and hl >= at.line else 0
+        dt, _ = await timed(c.text_document_hover_async(types.HoverParams(doc, types.Position(hl, hc + 1))))
+        if not fut.done():
+            during.append(dt)
+        await asyncio.sleep(0.005)
+    t1 = await fut
+    out.update({"reparse_edit_to_diagnostics_ms": (t1 - t0) * 1e3, "hover_during_reparse_p99_ms": pct(during, 99) * 1e3})
     return out
 
 
@@ -288,6 +306,8 @@ def table(rows: list[dict]) -> str:
             ("hints p50/p99 ms", lambda r: f"{r['hints_p50_ms']:.1f}/{r['hints_p99_ms']:.1f} ({r['hints_range']})"),
             ("edit→diag ms", lambda r: f"{r['edit_to_diagnostics_ms']:.0f}"),
             ("hover in reindex p50/p99 ms", lambda r: f"{r['hover_during_reindex_p50_ms']:.1f}/{r['hover_during_reindex_p99_ms']:.1f}"),
+            ("re-parse edit→diag ms", lambda r: f"{r['reparse_edit_to_diagnostics_ms']:.0f}"),
+            ("hover in re-parse p99 ms", lambda r: f"{r['hover_during_reparse_p99_ms']:.1f}"),
             ("RSS/size", lambda r: f"{r['rss_over_size']:.1f}x")]
     cells = [[name for name, _ in cols]] + [[f(r) for _, f in cols] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
