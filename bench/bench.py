@@ -232,20 +232,8 @@ async def measure_lookups(s: Session, uri: str, text: str, lines: list[str], one
     line, col, key = mid
     # append a character to the token (before its closing quote): a new, unused token
     edit_pos = types.Position(line, col + utf16_len(key))
-    t0 = time.perf_counter()
-    c.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        [types.TextDocumentContentChangePartial(range=types.Range(edit_pos, edit_pos), text="x")]))
-    fut = s.wait_for(uri, 2)
-    during = []
-    while not fut.done():
-        hl, hc, _ = rng.choice(positions)
-        dt, _ = await timed(c.text_document_hover_async(types.HoverParams(doc, types.Position(hl, hc + 1))))
-        if not fut.done():
-            during.append(dt)
-        await asyncio.sleep(0.005)
-    t1 = await fut
-    out.update({"edit_to_diagnostics_ms": (t1 - t0) * 1e3, "hover_during_reindex_p50_ms": pct(during, 50) * 1e3,
+    elapsed, during = await edit_with_hovers(s, uri, 2, edit_pos, "x", positions, rng, shift_from=None)
+    out.update({"edit_to_diagnostics_ms": elapsed * 1e3, "hover_during_reindex_p50_ms": pct(during, 50) * 1e3,
                 "hover_during_reindex_p99_ms": pct(during, 99) * 1e3, "hover_during_reindex_max_ms": max(during, default=float("nan")) * 1e3,
                 "hovers_during_reindex": len(during)})
     # peak memory so far: open, lookups, typing; the re-parse below holds two indexes a while
@@ -253,22 +241,32 @@ async def measure_lookups(s: Session, uri: str, text: str, lines: list[str], one
     # a line break outside any token (the JSON stays valid): the whole file is re-parsed
     at = types.Position(0, 1) if one_line else types.Position(min(len(lines) - 1, line + 7), 0)
     await asyncio.sleep(0.3)
+    elapsed, during = await edit_with_hovers(s, uri, 3, at, "\n", positions, rng, shift_from=None if one_line else at.line)
+    out.update({"reparse_edit_to_diagnostics_ms": elapsed * 1e3, "hover_during_reparse_p99_ms": pct(during, 99) * 1e3})
+    return out
+
+
+async def edit_with_hovers(s: Session, uri: str, version: int, at: types.Position, text: str,
+                           positions, rng, shift_from: int | None) -> tuple[float, list[float]]:
+    """Insert text at `at`; hover at random keys until that version's diagnostics arrive.
+    Returns (edit to diagnostics, hover latencies meanwhile); keys on lines from
+    `shift_from` on moved one line down (the edit inserted a line break)."""
+    c = s.client
+    doc = types.TextDocumentIdentifier(uri)
     t0 = time.perf_counter()
     c.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=3),
-        [types.TextDocumentContentChangePartial(range=types.Range(at, at), text="\n")]))
-    fut = s.wait_for(uri, 3)
+        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        [types.TextDocumentContentChangePartial(range=types.Range(at, at), text=text)]))
+    fut = s.wait_for(uri, version)
     during = []
     while not fut.done():
         hl, hc, _ = rng.choice(positions)
-        hl += 1 if not one_line and hl >= at.line else 0
+        hl += 1 if shift_from is not None and hl >= shift_from else 0
         dt, _ = await timed(c.text_document_hover_async(types.HoverParams(doc, types.Position(hl, hc + 1))))
         if not fut.done():
             during.append(dt)
         await asyncio.sleep(0.005)
-    t1 = await fut
-    out.update({"reparse_edit_to_diagnostics_ms": (t1 - t0) * 1e3, "hover_during_reparse_p99_ms": pct(during, 99) * 1e3})
-    return out
+    return await fut - t0, during
 
 
 def scaled_copy(src: Path, factor: int, folder: Path) -> Path:

@@ -10,7 +10,6 @@ that touch structure) returns None and the caller re-indexes the whole file.
 from __future__ import annotations
 
 from dataclasses import replace
-from array import array
 from bisect import bisect_left
 from struct import pack, pack_into
 
