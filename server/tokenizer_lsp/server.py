@@ -216,7 +216,7 @@ class TokenizerServer(LanguageServer):
             doc.published = diags
             self.publish(uri, diags, version)
         if idx.doc is not None:
-            await loop.run_in_executor(self.indexer, idx.prepare_lookups)
+            await loop.run_in_executor(self.indexer, self._prepare_lookups, idx)
             doc.good = idx  # until now hovers kept answering from the previous one
             # millions of acyclic objects: keep the collector from rescanning them (a
             # full collection would stall hovers for half a second); refcounts free them
@@ -235,6 +235,11 @@ class TokenizerServer(LanguageServer):
             # the new index is acyclic: keep the collector from walking it when it resumes
             gc.freeze()
             return idx, diags, data, edits
+
+    @staticmethod
+    def _prepare_lookups(idx: DocumentIndex) -> None:
+        with collector_paused():
+            idx.prepare_lookups()
 
     def _build_index(self, data, path: str | None, assume: bool, base, edits):
         if base is not None and edits == [] and base.data is data:

@@ -38,8 +38,23 @@ def byte_level_faults(tokens: list[str]) -> tuple[list[int], list[int]]:
     return outside, bad_utf8
 
 
+_BATCH = 1 << 14  # tokens per C-level pass: other threads get the interpreter between
+
+
 def byte_level_scan(tokens: list[str]) -> tuple[list[int], list[int], list[bytes]]:
     """byte_level_faults, plus the bytes of each token that is not valid UTF-8."""
+    outside: list[int] = []
+    bad_utf8: list[int] = []
+    bad_bytes: list[bytes] = []
+    for base in range(0, len(tokens), _BATCH):
+        o, b, data = _scan_batch(tokens[base : base + _BATCH])
+        outside += [base + i for i in o]
+        bad_utf8 += [base + i for i in b]
+        bad_bytes += data
+    return outside, bad_utf8, bad_bytes
+
+
+def _scan_batch(tokens: list[str]) -> tuple[list[int], list[int], list[bytes]]:
     joined = _SEP.join(tokens)
     # token i starts at (total length of tokens before it) + i separators; C-level only
     starts = array("q", map(add, accumulate(map(len, tokens), initial=0), range(len(tokens) + 1)))

@@ -23,6 +23,7 @@ from .json_layout import (
     _skip,
     element_boundary,
     key_count_estimate,
+    line_windows,
     object_key_spans,
     trailing_array_end,
     value_start,
@@ -116,13 +117,36 @@ def parse_deferring_merges(data: bytes) -> tuple[object, tuple[int, int] | None]
         end = trailing_array_end(data, start) if start is not None else None
         if end is not None:
             view = memoryview(data)
+            vocab = value_start(data, "vocab", model, start)
+            vocab_end = data.rfind(b"}", vocab, start) + 1 if vocab is not None else 0
+            cut = (vocab, vocab_end) if vocab_end > (vocab or 0) and data[vocab : vocab + 1] == b"{" else None
+            pieces = (view[:cut[0]], b"{}", view[cut[1] : start]) if cut else (view[:start],)
             try:
-                obj = orjson.loads(b"".join((view[:start], b"[]", view[end:])))
+                obj = orjson.loads(b"".join((*pieces, b"[]", view[end:])))
             except orjson.JSONDecodeError:
                 obj = None
             if is_tokenizer_json(obj) and obj["model"].get("merges") == [] and obj["model"].get("type", "BPE") == "BPE":
+                if cut is not None:
+                    obj["model"]["vocab"] = _parse_object_in_pieces(data, *cut)
                 return obj, (start, end)
     return orjson.loads(data), None
+
+
+def _parse_object_in_pieces(data: bytes, start: int, end: int) -> dict:
+    """orjson.loads(data[start:end]) for a flat object, a few hundred KB at a time: one
+    call on the whole vocab holds the interpreter for 60 ms, and hovers wait for it."""
+    out: dict = {}
+    view = memoryview(data)
+    for lo, hi in line_windows(data, start + 1, end - 1):
+        body = view[lo:hi].tobytes().rstrip()
+        if body.endswith(b","):
+            body = body[:-1]
+        try:
+            part = orjson.loads(b"{" + body + b"}")
+        except orjson.JSONDecodeError:  # not one entry per line: the object in one go
+            return orjson.loads(view[start:end])
+        out.update(part)
+    return out
 
 
 _CONTENT_RE = re.compile(rb'(?<!\\)"content"\s*:\s*(' + STRING + rb")")
@@ -256,7 +280,7 @@ class JsonDocument:
         out += checks.added_findings(v, self.added_list)
         out += checks.id_findings(v, self._duplicate_keys())
         # this process's share, checked before the child says at which rank it starts
-        mine = self._parse_merge_chunk(chunks[1]) if len(chunks) > 1 else []
+        mine = self._parse_merge_pieces(chunks[1]) if len(chunks) > 1 else []
         mine_found = checks.merge_findings(v, 0, merges=mine) if mine else []
         first = child.result() if child else self._check_merge_chunk(chunks[0], 0)
         if first is None or mine is None:
@@ -447,6 +471,8 @@ class JsonDocument:
         columns = (array("q"), array("q"), array("q"))
         count, shape_ok, well_formed, first = 0, True, True, None
         for merges in self._merge_chunks():
+            if merges is None:  # unparsable (the findings said so already)
+                return 0, False, None, None
             if not merges:
                 continue
             if first is None:
@@ -459,21 +485,34 @@ class JsonDocument:
         hashes = tuple(c.tobytes() for c in columns) if well_formed and shape_ok else None
         return count, shape_ok, first, hashes
 
-    def _merge_chunks(self, size: int = 1 << 20):
+    def _merge_chunks(self):
         if self.vocab.merges is not None or self.merges_span is None:
             yield self.vocab.merges or []
             return
-        s, e = self.merges_span
+        yield from self._merge_pieces(self.merges_span)
+
+    def _merge_pieces(self, span: tuple[int, int], size: int = 1 << 18):
+        """The merges in a slice of the merges array, parsed a few hundred KB at a time
+        (one orjson call on 10 MB holds the interpreter for 80 ms); stops at a bad piece."""
+        s, e = span
         while s < e:
             cut = element_boundary(self.data, s + size, e, self.vocab.merges_as_pairs) if s + size < e else None
-            chunk = (s, cut[0]) if cut else (s, e)
-            merges = self._parse_merge_chunk(chunk)
+            merges = self._parse_merge_chunk((s, cut[0]) if cut else (s, e))
             if merges is None:
+                yield None
                 return
             yield merges
             if cut is None:
                 return
             s = cut[1]
+
+    def _parse_merge_pieces(self, span: tuple[int, int]) -> list | None:
+        out: list = []
+        for merges in self._merge_pieces(span):
+            if merges is None:
+                return None
+            out += merges
+        return out
 
     def merge_at(self, rank: int) -> tuple[str, str] | None:
         """The two parts of the merge of this rank, read from its literal(s)."""

@@ -166,12 +166,26 @@ _KEY_END = re.compile(rb'":[ \t]*-?[0-9]')
 
 
 def key_count_estimate(data: bytes, start: int, end: int) -> int:
-    """Keys with a number value in a region, counted as `": <digit>` (one C-level pass).
+    """Keys with a number value in a region, counted as `": <digit>` (C-level passes).
 
     A token holding `": 1` (escaped as `\\": 1`) is counted too; an over-count only
     sends the caller to the exact, slower walk.
     """
-    return len(_KEY_END.findall(data, start, end))
+    total = 0
+    for lo, hi in line_windows(data, start, end):
+        total += len(_KEY_END.findall(data, lo, hi))
+    return total
+
+
+def line_windows(data: bytes, start: int, end: int, size: int = 1 << 18):
+    """[lo, hi) pieces of a region, cut after a line break (JSON strings never hold one),
+    so that a C-level pass over each lets other threads have the interpreter between."""
+    lo = start
+    while lo < end:
+        cut = data.find(b"\n", min(lo + size, end), end)
+        hi = end if cut < 0 else cut + 1
+        yield lo, hi
+        lo = hi
 
 
 _ENTRY = re.compile(rb"\s*(" + STRING + rb")\s*:\s*(?:-?[0-9][0-9.eE+-]*|null|true|false|" + STRING + rb")\s*([,}])")
@@ -200,7 +214,7 @@ class LiteralTable:
     lines), so other threads get the interpreter between chunks.
     """
 
-    CHUNK = 1 << 20
+    CHUNK = 1 << 18
 
     def __init__(self, data: bytes, start: int, count: int) -> None:
         n = len(data)
