@@ -144,7 +144,7 @@ def serve_stdio(server) -> None:
         reader = asyncio.StreamReader(limit=1 << 28)
         try:
             await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
-        except (ValueError, OSError):
+        except (ValueError, OSError, NotImplementedError):  # a file, or an event loop without pipes
             return False
         server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
         try:
