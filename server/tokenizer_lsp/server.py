@@ -246,7 +246,11 @@ class TokenizerServer(LanguageServer):
             # nothing changed (e.g. new settings): the findings stand, only their rendering
             return base, diagnostics_for(base, self.settings, self.encoding) if base.is_tokenizer else []
         if base is not None and edits:
-            idx = base.edited(edits, data)
+            try:
+                idx = base.edited(edits, data)
+            except Exception:  # the fast path is an optimisation: a bug in it costs a re-parse
+                log.exception("applying an edit to the index failed; re-parsing")
+                idx = None
             if idx is not None:
                 return idx, diagnostics_for(idx, self.settings, self.encoding)
 
