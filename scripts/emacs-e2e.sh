@@ -37,12 +37,9 @@ step() { printf '[emacs-e2e] %s\n' "$*" >&2; }
 START=$(date +%s)
 
 # ---- 0. the Python server ---------------------------------------------------------------------
-if ! "$TOKENIZER_LSP_PYTHON" -c 'import tokenizer_lsp' 2>/dev/null; then
-  echo "emacs-e2e: $TOKENIZER_LSP_PYTHON cannot import tokenizer_lsp." >&2
-  echo "  Create it first: python3 -m venv .venv && .venv/bin/pip install -e ." >&2
-  echo "  or set TOKENIZER_LSP_PYTHON to a Python that has it." >&2
-  exit 2
-fi
+# shellcheck source=require-server.sh
+source "$ROOT/scripts/require-server.sh"
+require_tokenizer_lsp emacs-e2e
 
 # ---- 1. Emacs 30 (bookworm-backports) and tmux ----------------------------------------------
 emacs_major() { "$1" --batch -Q --eval '(princ emacs-major-version)' 2>/dev/null || echo 0; }

@@ -38,12 +38,9 @@ step() { printf '[vscode-e2e] %s\n' "$*" >&2; }
 START=$(date +%s)
 
 # ---- 0. the Python server ---------------------------------------------------------------------
-if ! "$TOKENIZER_LSP_PYTHON" -c 'import tokenizer_lsp' 2>/dev/null; then
-  echo "vscode-e2e: $TOKENIZER_LSP_PYTHON cannot import tokenizer_lsp." >&2
-  echo "  Create it first: python3 -m venv .venv && .venv/bin/pip install -e ." >&2
-  echo "  or set TOKENIZER_LSP_PYTHON to a Python that has it." >&2
-  exit 2
-fi
+# shellcheck source=require-server.sh
+source "$ROOT/scripts/require-server.sh"
+require_tokenizer_lsp vscode-e2e
 
 if [[ "${E2E_SKIP_SETUP:-0}" != 1 ]]; then
   # ---- 1. Debian packages ---------------------------------------------------------------------

@@ -157,7 +157,7 @@ def _merge_findings(v: Vocabulary, merges: list, base: int) -> list[PendingFindi
         for lo in range(0, len(merges), _MERGE_BATCH):
             out += _merge_findings(v, merges[lo : lo + _MERGE_BATCH], base + lo)
         return out
-    split = None if v.subword_prefix else _split_well_formed(merges, v.merges_as_pairs)
+    split = None if v.subword_prefix else split_well_formed(merges, v.merges_as_pairs)
     if split is None:
         return _merge_findings_slow(v, merges, base)
     parts, results = split
@@ -174,7 +174,7 @@ def _merge_findings(v: Vocabulary, merges: list, base: int) -> list[PendingFindi
     return out
 
 
-def _split_well_formed(merges: list, as_pairs: bool) -> tuple[list[str], list[str]] | None:
+def split_well_formed(merges: list, as_pairs: bool) -> tuple[list[str], list[str]] | None:
     """(first and second parts interleaved, results) when every merge is well formed and
     results are plain concatenations; None sends the caller to the per-merge path."""
     n = len(merges)

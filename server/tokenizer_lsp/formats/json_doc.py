@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from array import array
 from dataclasses import dataclass
-from itertools import repeat
-from operator import itemgetter
 from functools import cached_property
 
 import orjson
@@ -14,16 +12,16 @@ import orjson
 from .. import checks
 from ..checks import PendingFinding, Ref
 from ..decoding.tokens import Scheme
-from ..model import Finding, Vocabulary
+from ..model import Finding, Vocabulary, split_merge
 from ..parallel import MIN_WORK, Forked
 from .json_layout import (
     STRING,
     LiteralTable,
     Locator,
-    _skip,
     element_boundary,
     key_count_estimate,
     line_windows,
+    next_char,
     object_key_spans,
     trailing_array_end,
     value_start,
@@ -209,7 +207,7 @@ class JsonDocument:
         pairs = bool(merges) and isinstance(merges[0], list)
         if self.merges_span is not None:
             merges = None  # parsed in pending_findings or load_merges
-            pairs = data[_skip(data, self.merges_span[0] + 1) : _skip(data, self.merges_span[0] + 1) + 1] == b"["
+            pairs = next_char(data, self.merges_span[0] + 1) == ord("[")
         self.vocab = Vocabulary(
             scheme=scheme_of(obj),
             tokens=tokens,
@@ -517,16 +515,16 @@ class JsonDocument:
     def merge_at(self, rank: int) -> tuple[str, str] | None:
         """The two parts of the merge of this rank, read from its literal(s)."""
         if self.vocab.merges is not None:
-            return _pair(self.vocab.merges[rank]) if 0 <= rank < len(self.vocab.merges) else None
+            return split_merge(self.vocab.merges[rank], self.vocab.merges_as_pairs) if 0 <= rank < len(self.vocab.merges) else None
         table = (self._tables or {}).get("merges")
         if table is None or not 0 <= rank < self.merge_count:
             return None
         try:
             if self.vocab.merges_as_pairs:
                 (s1, e1), (s2, e2) = table.span(2 * rank), table.span(2 * rank + 1)
-                return _pair([orjson.loads(self.data[s1:e1]), orjson.loads(self.data[s2:e2])])
+                return split_merge([orjson.loads(self.data[s1:e1]), orjson.loads(self.data[s2:e2])], True)
             s, e = table.span(rank)
-            return _pair(orjson.loads(self.data[s:e]))
+            return split_merge(orjson.loads(self.data[s:e]), False)
         except orjson.JSONDecodeError:
             return None
 
@@ -580,38 +578,15 @@ class JsonDocument:
         return TokenRef(s, e, "vocab" if role == "vocab" else "added", token)
 
 
-def _pair(merge) -> tuple[str, str] | None:
-    """A merge as stored (`[a, b]` or `"a b"`) as its two parts; None when malformed."""
-    if isinstance(merge, list):
-        if len(merge) == 2 and isinstance(merge[0], str) and isinstance(merge[1], str):
-            return merge[0], merge[1]
-        return None
-    if isinstance(merge, str):
-        a, sep, b = merge.partition(" ")
-        if sep and " " not in b:
-            return a, b
-    return None
-
-
 def _hash_merges(v: Vocabulary, merges: list, columns: tuple[array, array, array]) -> bool:
     """Append hashes of firsts, seconds and results; False if some merge is malformed."""
-    firsts, seconds, results = columns
-    if v.merges_as_pairs:
-        try:
-            joined = list(map("".join, merges))  # TypeError unless both parts are strings
-        except TypeError:
-            return False
-        firsts.extend(map(hash, map(itemgetter(0), merges)))
-        seconds.extend(map(hash, map(itemgetter(1), merges)))
-    else:
-        if set(map(type, merges)) != {str} or sum(map(str.count, merges, repeat(" "))) != len(merges) \
-                or not all(map(str.__contains__, merges, repeat(" "))):
-            return False  # not exactly one space in each
-        # streamed twice rather than kept: 3 new strings per merge add up
-        firsts.extend(map(hash, map(itemgetter(0), map(str.partition, merges, repeat(" ")))))
-        seconds.extend(map(hash, map(itemgetter(2), map(str.partition, merges, repeat(" ")))))
-        joined = list(map(str.replace, merges, repeat(" "), repeat("")))
+    split = checks.split_well_formed(merges, v.merges_as_pairs)
+    if split is None:
+        return False
+    parts, results = split
+    firsts, seconds = parts[0::2], parts[1::2]
     if v.subword_prefix:
-        joined = [v.merge_result(*_pair(m)) for m in merges]
-    results.extend(map(hash, joined))
+        results = list(map(v.merge_result, firsts, seconds))
+    for column, values in zip(columns, (firsts, seconds, results)):
+        column.extend(map(hash, values))
     return True

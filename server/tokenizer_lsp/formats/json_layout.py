@@ -32,7 +32,7 @@ def value_start(data: bytes, key: str, start: int = 0, end: int | None = None) -
     i = data.find(needle, start, stop)
     while i >= 0:
         m = _AFTER_KEY.match(data, i + len(needle))
-        if m and not _escaped(data, i):
+        if m and not escaped(data, i):
             return m.start(1)
         i = data.find(needle, i + 1, stop)
     return None
@@ -57,7 +57,7 @@ def element_boundary(data: bytes, at: int, end: int, pairs: bool) -> tuple[int, 
     """(end of one element, start of the next) of an array of pairs or of strings, at or
     after `at`. Not checked against strings' contents: callers verify by parsing."""
     m = (_PAIR_BOUNDARY if pairs else _STRING_BOUNDARY).search(data, at, end)
-    while m is not None and _escaped(data, m.start()):
+    while m is not None and escaped(data, m.start()):
         m = (_PAIR_BOUNDARY if pairs else _STRING_BOUNDARY).search(data, m.start() + 1, end)
     return (m.start() + 1, m.end() - 1) if m else None
 
@@ -70,7 +70,7 @@ def literal_forms(token: str, ascii_file: bool) -> list[bytes]:
     return [raw]
 
 
-def _escaped(data: bytes, i: int) -> bool:
+def escaped(data: bytes, i: int) -> bool:
     n = 0
     while i > 0 and data[i - 1] == 0x5C:  # backslash
         n += 1
@@ -78,7 +78,7 @@ def _escaped(data: bytes, i: int) -> bool:
     return n % 2 == 1
 
 
-def _next_char(data: bytes, i: int) -> int:
+def next_char(data: bytes, i: int) -> int:
     n = len(data)
     while i < n and data[i] in _WS:
         i += 1
@@ -117,7 +117,7 @@ class Locator:
             i = data.find(form, start, stop + len(form))
             while i >= 0:
                 end = i + len(form)
-                if not _escaped(data, i) and _next_char(data, end) in followed_by:
+                if not escaped(data, i) and next_char(data, end) in followed_by:
                     return i, end
                 i = data.find(form, i + 1, stop + len(form))
         return None
@@ -125,7 +125,7 @@ class Locator:
     def _slow_find(self, token: str, followed_by: bytes) -> tuple[int, int] | None:
         data = self.data
         for m in _STRING_RE.finditer(data, self.pos):
-            if _next_char(data, m.end()) not in followed_by:
+            if next_char(data, m.end()) not in followed_by:
                 continue
             try:
                 value = orjson.loads(m.group())

@@ -13,7 +13,7 @@ from .. import checks
 from ..checks import PendingFinding, Ref
 from ..decoding.tokens import Scheme
 from ..decoding.utf8 import short_fragment_kind
-from ..model import Finding, Vocabulary
+from ..model import Finding, Vocabulary, split_merge
 from .json_doc import TokenRef
 
 _EOL = re.compile(rb"(\r\n|\r|\n)")
@@ -118,10 +118,7 @@ class MergesDocument(LineDocument):
 
     def merge_at(self, rank: int) -> tuple[str, str] | None:
         merges = self.vocab.merges or []
-        if not 0 <= rank < len(merges):
-            return None
-        a, sep, b = merges[rank].partition(" ")
-        return (a, b) if sep and " " not in b else None
+        return split_merge(merges[rank], False) if 0 <= rank < len(merges) else None
 
     def _refs_on_line(self, i: int) -> list[TokenRef]:
         rank = self.rank_of_line.get(i)
