@@ -132,3 +132,19 @@ def test_merges_checked_apart_agree_with_one_parse(rel, monkeypatch):
     cut = data[:mid] + b"@" + data[mid:]
     assert _findings(cut, str(path), True, monkeypatch) == _findings(cut, str(path), False, monkeypatch)
     assert _findings(cut, str(path), True, monkeypatch)[0][0] == "json-syntax"
+
+
+def test_lookups_after_compaction_agree_with_the_parsed_vocab():
+    import orjson
+
+    from tokenizer_lsp.compact_vocab import CompactTokens
+
+    path = corpus_file("qwen3/tokenizer.json")
+    idx = index_file(str(path))
+    idx.prepare_lookups()
+    tokens = idx.vocab.tokens
+    assert isinstance(tokens, CompactTokens)  # the 151k-entry dict is gone
+    parsed = orjson.loads(path.read_bytes())["model"]["vocab"]
+    assert list(tokens) == list(parsed)
+    assert all(tokens[t] == i for t, i in parsed.items())
+    assert "âĪ" in tokens and "âĪĢâĪĢâĪĢ" not in tokens

@@ -232,10 +232,6 @@ class DocumentIndex:
     def tokens_in(self, start: int, end: int) -> list[TokenRef]:
         return self.doc.tokens_in(start, end) if self.doc is not None else []
 
-    def token_by_id(self, token_id: int) -> str | None:
-        v = self.vocab
-        return v.by_id.get(token_id) if v is not None else None
-
     def id_of(self, token: str) -> int | None:
         v = self.vocab
         return v.id_of(token) if v is not None else None

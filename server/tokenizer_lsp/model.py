@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from .decoding.tokens import Decoded, Scheme, decode_token
 
@@ -89,7 +88,9 @@ class Vocabulary:
     """Tokens, ids, merges and added tokens, whatever file they came from."""
 
     scheme: Scheme
-    tokens: dict[str, int] | RenamedTokens  # token as stored -> id, in source order of first occurrence
+    # token as stored -> id, in source order of first occurrence (a CompactTokens once
+    # an index is ready for lookups, a RenamedTokens after edits)
+    tokens: Mapping[str, int]
     model_type: str = "BPE"
     merges: list | None = None  # as stored: "a b" strings or [a, b] pairs
     merges_as_pairs: bool = False
@@ -97,15 +98,6 @@ class Vocabulary:
     special: set[str] = field(default_factory=set)
     subword_prefix: str = ""
     ignore_merges: bool = False
-
-    @cached_property
-    def by_id(self) -> dict[int, str]:
-        out: dict[int, str] = {}
-        for tok, i in self.tokens.items():
-            out.setdefault(i, tok)
-        for tok, i in self.added.items():
-            out.setdefault(i, tok)
-        return out
 
     def id_of(self, token: str) -> int | None:
         i = self.tokens.get(token)

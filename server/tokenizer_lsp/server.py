@@ -240,6 +240,7 @@ class TokenizerServer(LanguageServer):
     def _prepare_lookups(idx: DocumentIndex) -> None:
         with collector_paused():
             idx.prepare_lookups()
+        memory.release_free_memory()  # the parsed vocab and merges were just dropped
 
     def _build_index(self, data, path: str | None, assume: bool, base, edits):
         if base is not None and edits == [] and base.data is data:

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 from bisect import bisect_left
-from struct import pack, pack_into
+from struct import calcsize, pack, pack_into
 
 import orjson
 
 from .. import checks
 from ..model import Finding, RenamedTokens, Vocabulary
-from .json_doc import JsonDocument
+from .json_doc import MERGE_HASH, JsonDocument, merge_hash
 from .json_layout import ShiftedTable
 
-_WINDOW = 1 << 18  # bytes of packed hashes searched per call (a multiple of 8)
+_SIZE = calcsize(MERGE_HASH)
+_WINDOW = 1 << 18  # bytes of packed hashes searched per call (a multiple of _SIZE)
 MAX_DEPTH = 32  # edits stacked on one parse before a full re-index is due anyway
 _UNSAFE = frozenset(b'"\\\n\r') | frozenset(range(0x20))
 
@@ -30,15 +31,15 @@ def ranks_using(doc: JsonDocument, tokens: set[str]) -> list[int]:
     v = doc.vocab
     candidates: set[int] = set()
     for t in tokens:
-        needle = pack("q", hash(t))
+        needle = pack(MERGE_HASH, merge_hash(t))
         for packed in doc.merge_hashes or ():
             # in windows: one find over 4 MB holds the interpreter for milliseconds
             for lo in range(0, len(packed), _WINDOW):
-                hi = min(lo + _WINDOW + 7, len(packed))
+                hi = min(lo + _WINDOW + _SIZE - 1, len(packed))
                 i = packed.find(needle, lo, hi)
                 while i >= 0:
-                    if i % 8 == 0:
-                        candidates.add(i // 8)
+                    if i % _SIZE == 0:
+                        candidates.add(i // _SIZE)
                     i = packed.find(needle, i + 1, hi)
     found = []
     for r in sorted(candidates):  # hashes can collide: confirm with the strings
@@ -52,7 +53,7 @@ def _replace_hashes(hashes, rank: int, values: tuple[str, str, str]):
     out = []
     for packed, value in zip(hashes, values):
         buf = bytearray(packed)
-        pack_into("q", buf, rank * 8, hash(value))
+        pack_into(MERGE_HASH, buf, rank * _SIZE, merge_hash(value))
         out.append(bytes(buf))
     return tuple(out)
 

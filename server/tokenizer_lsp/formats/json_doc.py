@@ -6,11 +6,14 @@ import re
 from array import array
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import repeat
+from operator import and_
 
 import orjson
 
 from .. import checks
 from ..checks import PendingFinding, Ref
+from ..compact_vocab import CompactTokens
 from ..decoding.tokens import Scheme
 from ..model import Finding, Vocabulary, split_merge
 from ..parallel import MIN_WORK, Forked
@@ -102,6 +105,13 @@ def is_vocab_json(obj) -> bool:
 
 
 DEFER_MERGES_BYTES = 1 << 20  # smaller files are parsed in one piece
+# merge hashes keep 32 bits (half the memory): a match is confirmed on the strings anyway
+MERGE_HASH = "I"
+_LOW32 = 0xFFFFFFFF
+
+
+def merge_hash(token: str) -> int:
+    return hash(token) & _LOW32
 
 
 def parse_deferring_merges(data: bytes) -> tuple[object, tuple[int, int] | None]:
@@ -277,15 +287,22 @@ class JsonDocument:
         out = checks.vocab_findings(v, fragments)
         out += checks.added_findings(v, self.added_list)
         out += checks.id_findings(v, self._duplicate_keys())
-        # this process's share, checked before the child says at which rank it starts
-        mine = self._parse_merge_pieces(chunks[1]) if len(chunks) > 1 else []
-        mine_found = checks.merge_findings(v, 0, merges=mine) if mine else []
+        # this process's share, a piece at a time (all at once would hold them all in
+        # memory), before the child says at which rank it starts
+        flagged, parsed_ok, local = [], True, 0
+        for span, merges in self._merge_pieces(chunks[1]) if len(chunks) > 1 else ():
+            if merges is None:
+                parsed_ok = False
+                break
+            if checks.merge_findings(v, 0, merges=merges):
+                flagged.append((span, local))
+            local += len(merges)
         first = child.result() if child else self._check_merge_chunk(chunks[0], 0)
-        if first is None or mine is None:
+        if first is None or not parsed_ok:
             raise orjson.JSONDecodeError("model.merges is not valid JSON", "", 0)
         done, count = first
-        if mine_found:  # rare: messages name ranks, so check again with the right ones
-            done += checks.merge_findings(v, count, merges=mine)
+        for span, base in flagged:  # rare: messages name ranks, so check again with the right ones
+            done += checks.merge_findings(v, count + base, merges=self._parse_merge_chunk(span))
         return out + done
 
     def _check_merge_chunk(self, chunk: tuple[int, int], base: int) -> tuple[list[PendingFinding], int] | None:
@@ -437,6 +454,7 @@ class JsonDocument:
         read back from its literal when a hover or an edit needs it."""
         if self._tables is not None:
             return
+        self._compact_vocab()  # first: the dict's memory is free for what follows
         tables: dict = {}
         if self.vocab_start is not None:
             t = LiteralTable(self.data, self.vocab_start, self.source_key_count)
@@ -456,9 +474,20 @@ class JsonDocument:
         self.merges_span = None
         self._tables = tables
 
+    def _compact_vocab(self) -> None:
+        """Swap the vocab dict for flat arrays: after the checks only single lookups remain
+        (the dict is most of an index's memory)."""
+        tokens = self.vocab.tokens
+        if type(tokens) is not dict:
+            return
+        try:
+            self.vocab.tokens = CompactTokens(tokens)
+        except (OverflowError, TypeError):  # ids that are not 64-bit ints: keep the dict
+            pass
+
     merge_count = 0  # merges readable through the merges table
-    # hash() of each merge's first part, second part and result, packed as 8-byte ints
-    # (None when some merge is not two strings)
+    # merge_hash() of each merge's first part, second part and result, packed in
+    # MERGE_HASH format (None when some merge is not two strings)
     merge_hashes: tuple[bytes, bytes, bytes] | None = None
 
     def _scan_merges(self) -> tuple[int, bool, object, tuple[bytes, bytes, bytes] | None]:
@@ -466,7 +495,7 @@ class JsonDocument:
         parsed a chunk at a time unless they already are."""
         v = self.vocab
         pairs = v.merges_as_pairs
-        columns = (array("q"), array("q"), array("q"))
+        columns = [array(MERGE_HASH), array(MERGE_HASH), array(MERGE_HASH)]
         count, shape_ok, well_formed, first = 0, True, True, None
         for merges in self._merge_chunks():
             if merges is None:  # unparsable (the findings said so already)
@@ -480,37 +509,34 @@ class JsonDocument:
                 shape_ok = shape_ok and set(map(type, merges)) == {list} and set(map(len, merges)) == {2}
             if well_formed and shape_ok:
                 well_formed = _hash_merges(v, merges, columns)
-        hashes = tuple(c.tobytes() for c in columns) if well_formed and shape_ok else None
+        hashes = None
+        if well_formed and shape_ok:
+            packed = []
+            while columns:  # one column's copy at a time
+                packed.append(columns.pop(0).tobytes())
+            hashes = tuple(packed)
         return count, shape_ok, first, hashes
 
     def _merge_chunks(self):
         if self.vocab.merges is not None or self.merges_span is None:
             yield self.vocab.merges or []
             return
-        yield from self._merge_pieces(self.merges_span)
+        for _, merges in self._merge_pieces(self.merges_span):
+            yield merges
 
     def _merge_pieces(self, span: tuple[int, int], size: int = 1 << 18):
-        """The merges in a slice of the merges array, parsed a few hundred KB at a time
-        (one orjson call on 10 MB holds the interpreter for 80 ms); stops at a bad piece."""
+        """(piece's span, its merges) over a slice of the merges array, parsed a few
+        hundred KB at a time (one orjson call on 10 MB holds the interpreter for 80 ms);
+        the merges are None for a piece that does not parse, and the last."""
         s, e = span
         while s < e:
             cut = element_boundary(self.data, s + size, e, self.vocab.merges_as_pairs) if s + size < e else None
-            merges = self._parse_merge_chunk((s, cut[0]) if cut else (s, e))
-            if merges is None:
-                yield None
-                return
-            yield merges
-            if cut is None:
+            piece = (s, cut[0]) if cut else (s, e)
+            merges = self._parse_merge_chunk(piece)
+            yield piece, merges
+            if merges is None or cut is None:
                 return
             s = cut[1]
-
-    def _parse_merge_pieces(self, span: tuple[int, int]) -> list | None:
-        out: list = []
-        for merges in self._merge_pieces(span):
-            if merges is None:
-                return None
-            out += merges
-        return out
 
     def merge_at(self, rank: int) -> tuple[str, str] | None:
         """The two parts of the merge of this rank, read from its literal(s)."""
@@ -578,7 +604,7 @@ class JsonDocument:
         return TokenRef(s, e, "vocab" if role == "vocab" else "added", token)
 
 
-def _hash_merges(v: Vocabulary, merges: list, columns: tuple[array, array, array]) -> bool:
+def _hash_merges(v: Vocabulary, merges: list, columns: list[array]) -> bool:
     """Append hashes of firsts, seconds and results; False if some merge is malformed."""
     split = checks.split_well_formed(merges, v.merges_as_pairs)
     if split is None:
@@ -588,5 +614,5 @@ def _hash_merges(v: Vocabulary, merges: list, columns: tuple[array, array, array
     if v.subword_prefix:
         results = list(map(v.merge_result, firsts, seconds))
     for column, values in zip(columns, (firsts, seconds, results)):
-        column.extend(map(hash, values))
+        column.extend(map(and_, map(hash, values), repeat(_LOW32)))
     return True

@@ -1,0 +1,62 @@
+"""CompactTokens answers exactly as the dict it was built from."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tokenizer_lsp import compact_vocab
+from tokenizer_lsp.compact_vocab import CompactTokens
+from tokenizer_lsp.model import RenamedTokens
+
+# any text, lone surrogates included (JSON "\ud800" escapes make such tokens)
+tokens = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=12)
+
+
+@given(st.dictionaries(tokens, st.integers(-(2**63), 2**63 - 1), max_size=300), st.lists(tokens, max_size=20))
+def test_same_answers_as_the_dict(d, probes):
+    c = CompactTokens(d)
+    assert len(c) == len(d)
+    assert list(c) == list(d)  # source order kept
+    for k, v in d.items():
+        assert k in c and c[k] == v and c.get(k) == v
+    for p in probes:
+        assert (p in c) == (p in d)
+        assert c.get(p, "absent") == d.get(p, "absent")
+
+
+def test_several_blocks(monkeypatch):
+    d = {f"Ġtok{i}": i * 7 for i in range(3 * compact_vocab._BLOCK + 5)}
+    c = CompactTokens(d)
+    assert len(c._blocks) == 4
+    assert all(c[k] == v for k, v in d.items())
+    assert "Ġtok" not in c and c.get(f"Ġtok{len(d)}") is None
+    with pytest.raises(KeyError):
+        c["missing"]
+
+
+class Colliding(str):
+    """Every instance hashes alike: the lookup must tell them apart by their bytes."""
+
+    def __hash__(self):
+        return 12345
+
+
+def test_hash_collisions_are_told_apart():
+    d = {Colliding(t): i for i, t in enumerate(["a", "b", "Ġc", "\ud800", ""])}
+    c = CompactTokens(d)
+    for i, t in enumerate(["a", "b", "Ġc", "\ud800", ""]):
+        assert c[Colliding(t)] == i
+    assert Colliding("z") not in c
+    assert 5 not in c and None not in c  # not strings: absent, no error
+
+
+def test_ids_beyond_64_bits_are_refused():
+    with pytest.raises(OverflowError):
+        CompactTokens({"a": 2**64})
+
+
+def test_renaming_over_a_compact_base():
+    base = CompactTokens({"Ġa": 0, "Ġb": 1, "c": 2})
+    r = RenamedTokens(base).rename("Ġb", "Ġbx")
+    assert "Ġb" not in r and r["Ġbx"] == 1 and r["c"] == 2 and len(r) == 3
+    assert list(r) == ["Ġa", "c", "Ġbx"]
