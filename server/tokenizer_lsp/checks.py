@@ -148,7 +148,7 @@ def merge_findings(v: Vocabulary, start: int = 0, stop: int | None = None,
     return _merge_findings(v, merges, start) if merges else []
 
 
-_MERGE_BATCH = 1 << 13  # merges per pass: bounds the strings made and each C call's length
+_MERGE_BATCH = 1 << 11  # merges per pass: bounds the strings made and each C call's length
 
 
 def _merge_findings(v: Vocabulary, merges: list, base: int) -> list[PendingFinding]:

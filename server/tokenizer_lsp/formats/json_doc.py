@@ -21,6 +21,7 @@ from .json_layout import (
     STRING,
     LiteralTable,
     Locator,
+    count_in_windows,
     element_boundary,
     key_count_estimate,
     line_windows,
@@ -105,6 +106,7 @@ def is_vocab_json(obj) -> bool:
 
 
 DEFER_MERGES_BYTES = 1 << 20  # smaller files are parsed in one piece
+_WINDOW = 1 << 15  # items per C-level pass where other threads must get the interpreter
 # merge hashes keep 32 bits (half the memory): a match is confirmed on the strings anyway
 MERGE_HASH = "I"
 _LOW32 = 0xFFFFFFFF
@@ -141,11 +143,11 @@ def parse_deferring_merges(data: bytes) -> tuple[object, tuple[int, int] | None]
 
 
 def _parse_object_in_pieces(data: bytes, start: int, end: int) -> dict:
-    """orjson.loads(data[start:end]) for a flat object, a few hundred KB at a time: one
+    """orjson.loads(data[start:end]) for a flat object, 64 KB at a time: one
     call on the whole vocab holds the interpreter for 60 ms, and hovers wait for it."""
     out: dict = {}
     view = memoryview(data)
-    for lo, hi in line_windows(data, start + 1, end - 1):
+    for lo, hi in line_windows(data, start + 1, end - 1, 1 << 16):
         body = view[lo:hi].tobytes().rstrip()
         if body.endswith(b","):
             body = body[:-1]
@@ -201,7 +203,10 @@ class JsonDocument:
                 if isinstance(entry, list) and entry and isinstance(entry[0], str):
                     tokens.setdefault(entry[0], i)
         else:
-            ints_only = set(map(type, raw_vocab.values())) <= {int}
+            values = list(raw_vocab.values())
+            # in windows: one pass over 262k values holds the interpreter for 7 ms
+            ints_only = all(set(map(type, values[i : i + _WINDOW])) <= {int} for i in range(0, len(values), _WINDOW))
+            del values
             tokens = raw_vocab if ints_only else {k: v for k, v in raw_vocab.items() if type(v) is int}
         added = obj.get("added_tokens") if isinstance(obj.get("added_tokens"), list) else []
         self.added_list = [a for a in added if isinstance(a, dict)]
@@ -258,52 +263,70 @@ class JsonDocument:
         if self.merges_span is not None:
             return self._pending_deferred(fragments)
         v = self.vocab
-        # on large files a forked child checks the first merges and counts the vocab's
-        # keys (for duplicates) while this process checks the vocab and the other merges
+        # on large files a forked child checks the vocabulary and the first merges while
+        # this process checks the other merges (see _pending_deferred)
         n = len(v.merges or ())
-        split = self._child_merges(n, key_count=False) if n and n + len(v.tokens) >= MIN_WORK else 0
-        child = Forked(self._child_share, split) if split else None
-        out = checks.vocab_findings(v, fragments)
-        out += checks.added_findings(v, self.added_list)
-        mine = checks.merge_findings(v, split) if split < n else []
-        merges_done, duplicates = child.result() if child else ([], self._duplicate_keys())
-        out += checks.id_findings(v, duplicates)
-        out += merges_done + mine
-        return out
+        split = max(0, self._child_merges(n, merge_cost=1.0))
+        child = Forked(self._child_parsed, split, fragments) if n + len(v.tokens) >= MIN_WORK else None
+        mine = checks.merge_findings(v, split) if child and split < n else []
+        out, key_count, first = child.result() if child else self._child_parsed(n, fragments)
+        self.__dict__["source_key_count"] = key_count  # counted in the child
+        return out + first + mine
 
     def _pending_deferred(self, fragments: bool) -> list[PendingFinding]:
-        """The merges are still text: a forked child parses and checks the first ones while
-        this process checks the vocabulary, then parses and checks the rest."""
+        """The merges are still text. A forked child checks the vocabulary and the first
+        merges while this process parses and checks the other merges. That way round,
+        this process only reads the parsed vocabulary while the child lives: writes (even
+        reference counts) would fault in copies of the pages they touch, and a thread
+        stalled on those faults is a hover that waits."""
         v = self.vocab
         s, e = self.merges_span
         pairs = v.merges_as_pairs
-        n = max(1, self.data.count(b"[" if pairs else b'",', s + 1, e))  # about the merge count
-        chunks = [(s, e)]
-        take = self._child_merges(n, key_count=True)
-        cut = element_boundary(self.data, s + (e - s) * take // n, e, pairs) if take < n else None
-        if cut is not None:
+        n = max(1, count_in_windows(self.data, b"[" if pairs else b'",', s + 1, e))  # about the merge count
+        take = self._child_merges(n)
+        cut = element_boundary(self.data, s + (e - s) * take // n, e, pairs) if 0 < take < n else None
+        if take <= 0:
+            chunks = [None, (s, e)]
+        elif take >= n or cut is None:
+            chunks = [(s, e), None]
+        else:
             chunks = [(s, cut[0]), (cut[1], e)]
-        child = Forked(self._check_merge_chunk, chunks[0], 0) if n + len(v.tokens) >= MIN_WORK else None
-        out = checks.vocab_findings(v, fragments)
-        out += checks.added_findings(v, self.added_list)
-        out += checks.id_findings(v, self._duplicate_keys())
+        child = Forked(self._child_deferred, chunks[0], fragments) if n + len(v.tokens) >= MIN_WORK else None
         # this process's share, a piece at a time (all at once would hold them all in
         # memory), before the child says at which rank it starts
         flagged, parsed_ok, local = [], True, 0
-        for span, merges in self._merge_pieces(chunks[1]) if len(chunks) > 1 else ():
+        for span, merges in self._merge_pieces(chunks[1]) if chunks[1] else ():
             if merges is None:
                 parsed_ok = False
                 break
             if checks.merge_findings(v, 0, merges=merges):
                 flagged.append((span, local))
             local += len(merges)
-        first = child.result() if child else self._check_merge_chunk(chunks[0], 0)
+        out, key_count, first = child.result() if child else self._child_deferred(chunks[0], fragments)
+        self.__dict__["source_key_count"] = key_count  # counted in the child
         if first is None or not parsed_ok:
             raise orjson.JSONDecodeError("model.merges is not valid JSON", "", 0)
         done, count = first
         for span, base in flagged:  # rare: messages name ranks, so check again with the right ones
             done += checks.merge_findings(v, count + base, merges=self._parse_merge_chunk(span))
         return out + done
+
+    def _vocab_share(self, fragments: bool) -> tuple[list[PendingFinding], int]:
+        """(vocab, added and id findings, source key count)."""
+        v = self.vocab
+        out = checks.vocab_findings(v, fragments)
+        out += checks.added_findings(v, self.added_list)
+        out += checks.id_findings(v, self._duplicate_keys())
+        return out, self.source_key_count
+
+    def _child_deferred(self, chunk: tuple[int, int] | None, fragments: bool):
+        """_vocab_share and (findings, count) of the merges in `chunk` (None when they
+        do not parse)."""
+        return (*self._vocab_share(fragments), self._check_merge_chunk(chunk, 0) if chunk else ([], 0))
+
+    def _child_parsed(self, split: int, fragments: bool):
+        """_vocab_share and the findings of the first `split` parsed merges."""
+        return (*self._vocab_share(fragments), checks.merge_findings(self.vocab, 0, split) if split else [])
 
     def _check_merge_chunk(self, chunk: tuple[int, int], base: int) -> tuple[list[PendingFinding], int] | None:
         """Findings (ranks from `base`) and count of the merges in a slice of the merges
@@ -324,19 +347,14 @@ class JsonDocument:
             return None
         return merges if isinstance(merges, list) else None
 
-    def _child_merges(self, n: int, key_count: bool) -> int:
-        """How many merges the child takes so both processes finish together, from
-        measured costs (microseconds per item on the 2-core reference machine). Vocab
-        keys are counted (for duplicates) in the child, or with key_count in this process."""
+    def _child_merges(self, n: int, merge_cost: float = 2.0) -> int:
+        """How many of about n merges the child takes, beside the vocabulary, so both
+        processes finish together; from measured costs (microseconds per item on the
+        2-core reference machine; a merge costs twice as much when it is parsed as well
+        as checked). At most 0: none."""
         tokens = len(self.vocab.tokens)
-        vocab_cost = (1.05 if self.vocab.scheme is Scheme.BYTE_LEVEL else 0.1) * tokens + 0.2 * tokens
-        key_count_cost = 0.3 * tokens * (1 if key_count else -1)
-        merge_cost = 2.0 if key_count else 1.0  # the deferred path parses them too
-        share = (vocab_cost + key_count_cost + merge_cost * n) / (2 * merge_cost)
-        return max(1, min(n, int(share)))
-
-    def _child_share(self, split: int):
-        return checks.merge_findings(self.vocab, 0, split), self._duplicate_keys()
+        vocab_cost = (1.05 if self.vocab.scheme is Scheme.BYTE_LEVEL else 0.1) * tokens + 0.5 * tokens
+        return min(n, int((merge_cost * n - vocab_cost) / (2 * merge_cost)))
 
     def findings(self) -> list[Finding]:
         pending = self.pending_findings()
@@ -524,7 +542,7 @@ class JsonDocument:
         for _, merges in self._merge_pieces(self.merges_span):
             yield merges
 
-    def _merge_pieces(self, span: tuple[int, int], size: int = 1 << 18):
+    def _merge_pieces(self, span: tuple[int, int], size: int = 1 << 16):
         """(piece's span, its merges) over a slice of the merges array, parsed a few
         hundred KB at a time (one orjson call on 10 MB holds the interpreter for 80 ms);
         the merges are None for a piece that does not parse, and the last."""

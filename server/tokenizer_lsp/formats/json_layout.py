@@ -177,6 +177,15 @@ def key_count_estimate(data: bytes, start: int, end: int) -> int:
     return total
 
 
+def count_in_windows(data: bytes, needle: bytes, start: int, end: int, size: int = 1 << 20) -> int:
+    """data.count(needle, start, end) in C calls of about a millisecond each."""
+    total = 0
+    for lo in range(start, end, size):
+        # occurrences that start in [lo, lo + size), including one cut by the window's end
+        total += data.count(needle, lo, min(lo + size + len(needle) - 1, end))
+    return total
+
+
 def line_windows(data: bytes, start: int, end: int, size: int = 1 << 18):
     """[lo, hi) pieces of a region, cut after a line break (JSON strings never hold one),
     so that a C-level pass over each lets other threads have the interpreter between."""
@@ -214,7 +223,7 @@ class LiteralTable:
     lines), so other threads get the interpreter between chunks.
     """
 
-    CHUNK = 1 << 18
+    CHUNK = 1 << 16
 
     def __init__(self, data: bytes, start: int, count: int) -> None:
         n = len(data)
