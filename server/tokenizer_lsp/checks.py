@@ -29,6 +29,7 @@ class Ref:
     end: int = 0
     token: str | None = None  # for "vocab" refs whose ordinal is approximate
     part: int | None = None  # for "merge" refs: 0 or 1 to point at one part only
+    pair: tuple[str, str] | None = None  # for "merge" refs: the parts, to find the literal by
 
 
 @dataclass(slots=True)
@@ -201,13 +202,13 @@ def _one_merge(v: Vocabulary, rank: int, a: str, b: str, result: str) -> list[Pe
     missing = [p for p in dict.fromkeys((a, b)) if p not in vocab]
     if missing:
         out.append(PendingFinding(
-            "merge-unknown-token", Ref("merge", rank, part=0 if a not in vocab else 1),
+            "merge-unknown-token", Ref("merge", rank, part=0 if a not in vocab else 1, pair=(a, b)),
             f"merge {rank} ({_q(a)} + {_q(b)}): {', '.join(map(_q, missing))} "
             f"{'is' if len(missing) == 1 else 'are'} not in the vocabulary",
         ))
     if result not in vocab:
         out.append(PendingFinding(
-            "merge-result-missing", Ref("merge", rank),
+            "merge-result-missing", Ref("merge", rank, pair=(a, b)),
             f"merge {rank} ({_q(a)} + {_q(b)}) produces {_q(result)}, which is not in the vocabulary",
         ))
     return out

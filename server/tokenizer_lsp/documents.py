@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .index import DocumentIndex
 from .lines import LineIndex
+from .memory import prefer_huge_pages
 
 
 @dataclass
@@ -57,7 +58,8 @@ def splice(data: bytes, start: int, end: int, new: bytes) -> bytes:
     machine). Made by bytes.join it holds the interpreter all along and hovers wait;
     ctypes.memmove releases it, so the event loop keeps answering on the other core.
     The result is a fresh bytes object (calloc'ed, so large ones start as untouched
-    zero pages) that nothing else has seen while it is filled in.
+    zero pages, backed by huge pages where Linux allows) that nothing else has seen
+    while it is filled in.
     """
     size = len(data) - (end - start) + len(new)
     if size < _LARGE or not _CPYTHON:
@@ -65,6 +67,7 @@ def splice(data: bytes, start: int, end: int, new: bytes) -> bytes:
         return b"".join((view[:start], new, view[end:]))
     out = bytes(size)
     dst, src = _address(out), _address(data)
+    prefer_huge_pages(dst, size)
     ctypes.memmove(dst, src, start)
     ctypes.memmove(dst + start, _address(new), len(new))
     ctypes.memmove(dst + start + len(new), src + end, len(data) - end)

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 MIN_WORK = 100_000  # below this, forking costs more than it saves
+NICENESS = 10
 
 
 class Forked:
@@ -41,6 +42,9 @@ class Forked:
             status = 0
             try:
                 os.close(r)
+                # on two cores, this child and the indexer thread would leave none for the
+                # event loop: let the scheduler prefer it (hovers) when it needs a core
+                os.nice(NICENESS)
                 payload = pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
                 view = memoryview(payload)
                 while view:

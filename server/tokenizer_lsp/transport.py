@@ -1,4 +1,5 @@
-"""Reading LSP messages: faster parsing, and stdin read on the event loop.
+"""LSP over stdio: faster parsing, stdin read on the event loop, small replies written
+without letting go of the interpreter.
 
 pygls parses every message body with the standard json module: a didOpen of a 33 MB
 tokenizer.json then costs 0.4 s of the open-to-diagnostics time. orjson does it in
@@ -114,6 +115,55 @@ def install() -> None:
     pygls.io_.json = JsonShim()
 
 
+def _write_holding_interpreter():
+    """libc write(2) called through ctypes.PyDLL, which keeps the interpreter (GIL) for
+    the call; None where there is no such libc."""
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux") and sys.platform != "darwin":
+        return None
+    try:
+        write = ctypes.PyDLL(None).write
+    except (OSError, AttributeError):
+        return None
+    write.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t)
+    write.restype = ctypes.c_ssize_t
+    return write
+
+
+class PipeWriter:
+    """pygls' writer for stdout. A small message (a hover, a page of hints) goes out in
+    one write(2) that keeps the interpreter: a write that releases it must win it back
+    from the indexer thread afterwards, and every such wait lasts as long as whatever C
+    call that thread is in (a few ms during a re-parse), which is one more delay per
+    reply. Large messages take the usual path: a full pipe must not block the process
+    with the interpreter held."""
+
+    SMALL = 1 << 15
+
+    def __init__(self, stdout) -> None:
+        self._stdout = stdout
+        self._write = _write_holding_interpreter()
+        try:
+            self._fd = stdout.fileno()
+        except (AttributeError, OSError, ValueError):
+            self._write = None
+
+    def close(self) -> None:
+        self._stdout.close()
+
+    def write(self, data: bytes) -> None:
+        if self._write is not None and len(data) <= self.SMALL:
+            self._stdout.flush()  # nothing buffered may come after this message
+            n = self._write(self._fd, data, len(data))
+            if n == len(data):
+                return
+            data = data[n:] if n > 0 else data  # interrupted or would block: the usual way
+        self._stdout.write(data)
+        self._stdout.flush()
+
+
 _CONTENT_LENGTH = re.compile(rb"content-length:\s*(\d+)\s*", re.IGNORECASE)
 
 
@@ -129,8 +179,6 @@ def serve_stdio(server) -> None:
     import asyncio
     import sys
 
-    from pygls.io_ import StdoutWriter
-
     if sys.platform == "win32":  # pipes there need the proactor loop: keep pygls' reader
         server.start_io()
         return
@@ -143,7 +191,7 @@ def serve_stdio(server) -> None:
             await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
         except (ValueError, OSError):  # stdin is a regular file
             return False
-        server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+        server.protocol.set_writer(PipeWriter(sys.stdout.buffer))
         try:
             await _read_messages(reader, server)
         except (asyncio.IncompleteReadError, BrokenPipeError, ConnectionError):

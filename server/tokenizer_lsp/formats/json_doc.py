@@ -415,13 +415,17 @@ class JsonDocument:
                     tok = refs[i].token if refs[i].token is not None else tokens[refs[i].key]
                     out[i] = loc.find(tok, follow) or fallback
             elif kind == "merge" and self.merges_start is not None:
-                self.load_merges()
                 loc = Locator(self.data, self.merges_start)
-                merges = self.vocab.merges
+                # as stored ("a b" or [a, b]); parsed from the text only for malformed merges
+                merges = self._merges_by_rank({refs[i].key for i in idxs if refs[i].pair is None})
+                for i in idxs:
+                    if refs[i].pair is not None:
+                        a, b = refs[i].pair
+                        merges[refs[i].key] = [a, b] if self.vocab.merges_as_pairs else f"{a} {b}"
                 found: dict[int, tuple | None] = {}  # rank -> literal span(s), located once
                 for i in idxs:
                     rank, part = refs[i].key, refs[i].part
-                    m = merges[rank]
+                    m = merges.get(rank)
                     if rank not in found:
                         if isinstance(m, str):
                             found[rank] = loc.find(m, b",]")
@@ -448,6 +452,27 @@ class JsonDocument:
             else:
                 for i in idxs:
                     out[i] = fallback
+        return out
+
+    def _merges_by_rank(self, ranks: set[int]) -> dict[int, object]:
+        """The merges of these ranks as stored; merges still in the text are parsed a
+        piece at a time and only those are kept (all at once: 60 ms with the interpreter
+        held, and 100+ MB of lists on the largest files)."""
+        if self.merges_span is None:
+            merges = self.vocab.merges or []
+            return {r: merges[r] for r in ranks if 0 <= r < len(merges)}
+        out: dict[int, object] = {}
+        if not ranks:
+            return out
+        todo = sorted(r for r in ranks if r >= 0)
+        base = k = 0
+        for _, merges in self._merge_pieces(self.merges_span):
+            if merges is None or k == len(todo):
+                break
+            while k < len(todo) and todo[k] < base + len(merges):
+                out[todo[k]] = merges[todo[k] - base]
+                k += 1
+            base += len(merges)
         return out
 
     def _added_content_spans(self) -> list[tuple[int, int]]:
@@ -501,7 +526,9 @@ class JsonDocument:
         try:
             self.vocab.tokens = CompactTokens(tokens)
         except (OverflowError, TypeError):  # ids that are not 64-bit ints: keep the dict
-            pass
+            return
+        _free_in_batches(tokens)
+
 
     merge_count = 0  # merges readable through the merges table
     # merge_hash() of each merge's first part, second part and result, packed in
@@ -537,7 +564,9 @@ class JsonDocument:
 
     def _merge_chunks(self):
         if self.vocab.merges is not None or self.merges_span is None:
-            yield self.vocab.merges or []
+            merges = self.vocab.merges or []
+            for lo in range(0, len(merges), _WINDOW // 4):  # short C calls, as for pieces
+                yield merges[lo : lo + _WINDOW // 4]
             return
         for _, merges in self._merge_pieces(self.merges_span):
             yield merges
@@ -634,3 +663,13 @@ def _hash_merges(v: Vocabulary, merges: list, columns: list[array]) -> bool:
     for column, values in zip(columns, (firsts, seconds, results)):
         column.extend(map(and_, map(hash, values), repeat(_LOW32)))
     return True
+
+
+def _free_in_batches(d: dict) -> None:
+    """Empty a large dict a few thousand keys at a time: freeing 260k strings in one go
+    holds the interpreter for 20 ms (hovers wait), in batches the event loop gets it
+    back between them."""
+    keys = list(d)
+    d.clear()  # the values (ints, in one C call of a few ms) and the table
+    while keys:
+        del keys[-_WINDOW // 4 :]
