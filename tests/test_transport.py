@@ -48,3 +48,30 @@ def test_fast_path_taken_for_editor_style_messages(monkeypatch):
     # \u escapes (a client that escapes non-ASCII) go through orjson
     got, fast = received_text(did_open(text, False, True))
     assert not fast and got == text.encode()
+
+
+def test_pipe_writer_keeps_order_and_bytes_small_and_large():
+    import os
+    import threading
+
+    from tokenizer_lsp.transport import PipeWriter
+
+    r, w = os.pipe()
+    out = os.fdopen(w, "wb")
+    writer = PipeWriter(out)
+    messages = [b"small-1", b"x" * (PipeWriter.SMALL + 10), b"small-2", bytes(range(256)) * 100]
+    got = bytearray()
+
+    def drain():
+        for chunk in iter(lambda: os.read(r, 1 << 16), b""):
+            got.extend(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    out.write(b"buffered-")  # written through the file object first, not yet flushed
+    for m in messages:
+        writer.write(m)
+    writer.close()
+    reader.join()
+    os.close(r)
+    assert bytes(got) == b"buffered-" + b"".join(messages)
