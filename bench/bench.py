@@ -35,6 +35,7 @@ from pygls.protocol import LanguageServerProtocol, default_converter
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("TOKENIZER_CORPUS", ROOT.parent / "shared" / "corpus"))
 DEFAULT_FILES = ["qwen3/tokenizer.json", "llama3/tokenizer.json", "gemma3/tokenizer.json", "gpt2-openai/encoder.json"]
+LOG = False  # --log: print the server's log as it comes
 TYPING_EDITS = 5  # one-character edits inside tokens (typing fast path)
 REPARSE_EDITS = 3  # line breaks between entries (full re-parse)
 KEY = re.compile(r'"((?:[^"\\]|\\.)+)":\s*-?\d')
@@ -89,6 +90,9 @@ class Session:
 
     async def start(self) -> None:
         await self.client.start_io(sys.executable, "-m", "tokenizer_lsp")
+        # drain the server's log (an unread pipe would fill and block it); kept for --log
+        self.log: list[str] = []
+        self._log_task = asyncio.create_task(self._read_log(self.client._server.stderr))
         caps = types.ClientCapabilities(
             text_document=types.TextDocumentClientCapabilities(
                 hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
@@ -98,6 +102,12 @@ class Session:
         )
         await self.client.initialize_async(types.InitializeParams(capabilities=caps, process_id=os.getpid()))
         self.client.initialized(types.InitializedParams())
+
+    async def _read_log(self, stream) -> None:
+        while line := await stream.readline():
+            self.log.append(line.decode(errors="replace").rstrip())
+            if LOG:
+                print("  server:", self.log[-1], file=sys.stderr)
 
     @property
     def pid(self) -> int:
@@ -414,7 +424,10 @@ def main() -> int:
     p.add_argument("--scale", default="qwen3/tokenizer.json", help="file to scale 2x and 4x ('' to skip)")
     p.add_argument("--quick", action="store_true", help="one small file, one round")
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.json"))
+    p.add_argument("--log", action="store_true", help="print the server's log")
     args = p.parse_args()
+    global LOG
+    LOG = args.log
     if args.quick:
         args.rounds, args.hovers = 1, 50
     return asyncio.run(main_async(args))

@@ -1,7 +1,7 @@
 """A read-only token -> id mapping in a few flat arrays instead of a dict of strings.
 
 Once the checks have run, the server looks tokens up one at a time (hovers, edits). A dict
-of 150k-260k str keys and int values costs 20-35 MB; this costs about 20 bytes a token:
+of 150k-260k str keys and int values costs 20-35 MB; this costs about 30 bytes a token:
 the tokens' UTF-8 in one blob with their offsets and ids, and their hashes in sorted
 arrays searched by bisect (a lookup is some microseconds).
 
