@@ -187,14 +187,45 @@ def count_in_windows(data: bytes, needle: bytes, start: int, end: int, size: int
 
 
 def line_windows(data: bytes, start: int, end: int, size: int = 1 << 18):
-    """[lo, hi) pieces of a region, cut after a line break (JSON strings never hold one),
-    so that a C-level pass over each lets other threads have the interpreter between."""
+    """[lo, hi) pieces of a region that starts outside any string, each about `size` long,
+    so that a C-level pass over each lets other threads have the interpreter between.
+    A piece ends after a line break (JSON strings never hold one) or, on a line longer than
+    `size` (a minified file is one line), after a comma outside strings."""
     lo = start
     while lo < end:
-        cut = data.find(b"\n", min(lo + size, end), end)
-        hi = end if cut < 0 else cut + 1
+        target = lo + size
+        if target >= end:
+            yield lo, end
+            return
+        nl = data.find(b"\n", target, min(end, target + size))
+        hi = nl + 1 if nl >= 0 else _after_last_comma(data, lo, target)
+        if hi is None:  # no comma outside strings in the piece: up to the next line break
+            nl = data.find(b"\n", target, end)
+            hi = end if nl < 0 else nl + 1
         yield lo, hi
         lo = hi
+
+
+def _after_last_comma(data: bytes, lo: int, hi: int) -> int | None:
+    """The offset after the last comma outside strings in data[lo:hi] (lo outside any)."""
+    c = data.rfind(b",", lo, hi)
+    # quick: with no escaped backslash in the way, a quote is escaped exactly when a
+    # backslash precedes it, and a comma is outside strings after an even number of quotes
+    for _ in range(8):
+        if c < 0 or data.find(b"\\\\", lo, c) >= 0:
+            break
+        if (data.count(b'"', lo, c) - data.count(b'\\"', lo, c)) % 2 == 0:
+            return c + 1
+        c = data.rfind(b",", lo, c)
+    parts = _SPLIT_RE.split(data[lo:hi])
+    # even parts lie between strings; in the last, a quote may open one that hi cuts
+    parts[-1] = parts[-1].split(b'"', 1)[0]
+    ends = list(accumulate(map(len, parts), initial=lo))
+    for k in range(len(parts) - 1, -1, -2):
+        c = parts[k].rfind(b",")
+        if c >= 0:
+            return ends[k] + c + 1
+    return None
 
 
 _ENTRY = re.compile(rb"\s*(" + STRING + rb")\s*:\s*(?:-?[0-9][0-9.eE+-]*|null|true|false|" + STRING + rb")\s*([,}])")
@@ -219,8 +250,8 @@ def object_key_spans(data: bytes, brace: int) -> list[tuple[int, int]]:
 class LiteralTable:
     """Start and end offsets of the first `count` string literals from `start`.
 
-    Built by C-level regex splitting in line-aligned chunks (JSON strings never span
-    lines), so other threads get the interpreter between chunks.
+    Built by C-level regex splitting in chunks cut outside strings (line_windows), so
+    other threads get the interpreter between chunks, also on a minified one-line file.
     """
 
     CHUNK = 1 << 16
@@ -230,16 +261,14 @@ class LiteralTable:
         code = "i" if n < 1 << 31 else "q"  # 4-byte offsets: a million literals in 8 MB
         starts = array(code)
         ends = array(code)
-        pos = start
-        while len(starts) < count and pos < n:
-            stop = data.find(b"\n", min(pos + self.CHUNK, n))
-            stop = n if stop < 0 else stop + 1
+        for pos, stop in line_windows(data, start, n, self.CHUNK):
+            if len(starts) >= count:
+                break
             parts = _SPLIT_RE.split(data[pos:stop])
             bounds = array(code, accumulate(map(len, parts), initial=pos))
             # bounds: gap0 end = lit0 start, lit0 end, gap1 end = lit1 start, ...
             starts.extend(bounds[1:-1:2])
             ends.extend(bounds[2:-1:2])
-            pos = stop
         del starts[count:]
         del ends[count:]
         self.starts = starts
