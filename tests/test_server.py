@@ -93,3 +93,29 @@ async def test_qwen3_hover_diagnostics_hints(client: LanguageClient):
     h = next(h for h in hints if h.label.startswith("␣"))
     src = lines[h.position.line - 10000]
     assert src[h.position.character - 1] == '"' and src[h.position.character] == ":"
+
+
+async def test_minified_one_line_tokenizer(client: LanguageClient, tmp_path):
+    """A tokenizer.json saved without indentation is one line of megabytes with raw UTF-8:
+    positions deep in it must come out right (column checkpoints) in UTF-16."""
+    import orjson
+
+    obj = orjson.loads(corpus_file("qwen3/tokenizer.json").read_bytes())
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(orjson.dumps(obj))
+    text = path.read_text(encoding="utf-8")
+    assert "\n" not in text and len(text) > 4_000_000
+    uri = await open_and_wait(client, path, text)
+    diags = client.diagnostics[uri]
+    assert sum(d.code == "utf8-fragment" for d in diags) == 1448
+    col = text.index('"âĪ":')  # ∀'s first two bytes, deep in the line (UTF-16 = str index here)
+    assert col > 300_000 and all(ord(c) < 0x10000 for c in text[:col])
+    frag = next(d for d in diags if "`âĪ`" in d.message)
+    assert (frag.range.start.line, frag.range.start.character, frag.range.end.character) == (0, col, col + 4)
+    hover = await wait_ready(client, uri, types.Position(0, col + 2))
+    assert "`E2 88`" in hover.contents.value and hover.range.start == types.Position(0, col)
+    # hints for 2000 characters there: each after its token's closing quote
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        types.TextDocumentIdentifier(uri), types.Range(types.Position(0, col), types.Position(0, col + 2000))))
+    assert hints and all(text[h.position.character - 1] == '"' for h in hints)
+    assert any(h.label.startswith("␣") for h in hints)
