@@ -107,6 +107,7 @@ def is_vocab_json(obj) -> bool:
 
 DEFER_MERGES_BYTES = 1 << 20  # smaller files are parsed in one piece
 _WINDOW = 1 << 15  # items per C-level pass where other threads must get the interpreter
+MIN_SCAN_BYTES = 1 << 20  # smaller merges are hashed in-process (a fork costs more)
 # merge hashes keep 32 bits (half the memory): a match is confirmed on the strings anyway
 MERGE_HASH = "I"
 _LOW32 = 0xFFFFFFFF
@@ -499,15 +500,20 @@ class JsonDocument:
             return
         self._compact_vocab()  # first: the dict's memory is free for what follows
         tables: dict = {}
+        # merges still in the text: a forked child parses and hashes them while this
+        # process builds the literal tables (which only read the text)
+        span = self.merges_span
+        child = Forked(self._scan_merges) if span is not None and span[1] - span[0] >= MIN_SCAN_BYTES else None
         if self.vocab_start is not None:
             t = LiteralTable(self.data, self.vocab_start, self.source_key_count)
             if self._first_matches(t, next(iter(self.vocab.tokens), None)):
                 tables["vocab"] = t
         if self.merges_start is not None:
-            count, shape_ok, first, hashes = self._scan_merges()
+            ahead = LiteralTable(self.data, self.merges_start, 1 << 62, span[1]) if child else None
+            count, shape_ok, first, hashes = child.result() if child else self._scan_merges()
             n = (2 * count if shape_ok else 0) if self.vocab.merges_as_pairs else count
             if n:
-                t = LiteralTable(self.data, self.merges_start, n)
+                t = ahead if ahead is not None and len(ahead) == n else LiteralTable(self.data, self.merges_start, n)
                 if self._first_matches(t, first) and len(t) == n:
                     tables["merges"] = t
                     self.merge_count = count

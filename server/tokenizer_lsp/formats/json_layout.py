@@ -256,12 +256,13 @@ class LiteralTable:
 
     CHUNK = 1 << 16
 
-    def __init__(self, data: bytes, start: int, count: int) -> None:
+    def __init__(self, data: bytes, start: int, count: int, end: int | None = None) -> None:
+        """`end`: where the region stops (literals wholly before it), else the data's end."""
         n = len(data)
         code = "i" if n < 1 << 31 else "q"  # 4-byte offsets: a million literals in 8 MB
         starts = array(code)
         ends = array(code)
-        for pos, stop in line_windows(data, start, n, self.CHUNK):
+        for pos, stop in line_windows(data, start, n if end is None else end, self.CHUNK):
             if len(starts) >= count:
                 break
             parts = _SPLIT_RE.split(data[pos:stop])
