@@ -160,8 +160,13 @@ def column_of(segment: bytes, encoding: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
 def _has_astral(text: str) -> bool:
-    return max(text) > "\uffff" if text else False
+    # a regex search, not max(text): that makes a 1-char str per character (150 ms for
+    # the positions of 1.4k findings on a minified 5 MB line)
+    return _ASTRAL.search(text) is not None
 
 
 def byte_length_of_columns(line: bytes, columns: int, encoding: str) -> int:
