@@ -18,16 +18,6 @@ _M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8
 
 
-def tune_malloc(mmap_threshold: int = 256 * 1024) -> bool:
-    """True when glibc took the settings (a no-op on other platforms and libcs)."""
-    if not sys.platform.startswith("linux"):
-        return False
-    mallopt = getattr(_LIBC, "mallopt", None)  # musl has none
-    if mallopt is None:
-        return False
-    return bool(mallopt(_M_MMAP_THRESHOLD, mmap_threshold)) and bool(mallopt(_M_ARENA_MAX, 1))
-
-
 def _libc():
     try:
         return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
@@ -35,7 +25,15 @@ def _libc():
         return None
 
 
-_LIBC = _libc() if sys.platform.startswith("linux") else None
+_LIBC = _libc() if sys.platform.startswith("linux") else None  # None: every call here is a no-op
+
+
+def tune_malloc(mmap_threshold: int = 256 * 1024) -> bool:
+    """True when glibc took the settings (a no-op on other platforms and libcs)."""
+    mallopt = getattr(_LIBC, "mallopt", None)  # musl has none
+    if mallopt is None:
+        return False
+    return bool(mallopt(_M_MMAP_THRESHOLD, mmap_threshold)) and bool(mallopt(_M_ARENA_MAX, 1))
 
 
 def release_free_memory() -> None:

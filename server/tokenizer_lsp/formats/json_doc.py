@@ -323,19 +323,19 @@ class JsonDocument:
     def _child_deferred(self, chunk: tuple[int, int] | None, fragments: bool):
         """_vocab_share and (findings, count) of the merges in `chunk` (None when they
         do not parse)."""
-        return (*self._vocab_share(fragments), self._check_merge_chunk(chunk, 0) if chunk else ([], 0))
+        return (*self._vocab_share(fragments), self._check_merge_chunk(chunk) if chunk else ([], 0))
 
     def _child_parsed(self, split: int, fragments: bool):
         """_vocab_share and the findings of the first `split` parsed merges."""
         return (*self._vocab_share(fragments), checks.merge_findings(self.vocab, 0, split) if split else [])
 
-    def _check_merge_chunk(self, chunk: tuple[int, int], base: int) -> tuple[list[PendingFinding], int] | None:
-        """Findings (ranks from `base`) and count of the merges in a slice of the merges
-        array; None if the slice is not an array."""
+    def _check_merge_chunk(self, chunk: tuple[int, int]) -> tuple[list[PendingFinding], int] | None:
+        """Findings and count of the merges in a slice of the merges array that starts at
+        rank 0; None if the slice is not an array."""
         merges = self._parse_merge_chunk(chunk)
         if merges is None:
             return None
-        return checks.merge_findings(self.vocab, base, merges=merges), len(merges)
+        return checks.merge_findings(self.vocab, 0, merges=merges), len(merges)
 
     def _parse_merge_chunk(self, chunk: tuple[int, int]) -> list | None:
         s, e = chunk
@@ -352,7 +352,7 @@ class JsonDocument:
         """How many of about n merges the child takes, beside the vocabulary, so both
         processes finish together; from measured costs (microseconds per item on the
         2-core reference machine; a merge costs twice as much when it is parsed as well
-        as checked). At most 0: none."""
+        as checked). 0 or less: none."""
         tokens = len(self.vocab.tokens)
         vocab_cost = (1.05 if self.vocab.scheme is Scheme.BYTE_LEVEL else 0.1) * tokens + 0.5 * tokens
         return min(n, int((merge_cost * n - vocab_cost) / (2 * merge_cost)))
@@ -535,7 +535,6 @@ class JsonDocument:
             return
         _free_in_batches(tokens)
 
-
     merge_count = 0  # merges readable through the merges table
     # merge_hash() of each merge's first part, second part and result, packed in
     # MERGE_HASH format (None when some merge is not two strings)
@@ -578,8 +577,8 @@ class JsonDocument:
             yield merges
 
     def _merge_pieces(self, span: tuple[int, int], size: int = 1 << 16):
-        """(piece's span, its merges) over a slice of the merges array, parsed a few
-        hundred KB at a time (one orjson call on 10 MB holds the interpreter for 80 ms);
+        """(piece's span, its merges) over a slice of the merges array, parsed `size`
+        bytes at a time (one orjson call on 10 MB holds the interpreter for 80 ms);
         the merges are None for a piece that does not parse, and the last."""
         s, e = span
         while s < e:
