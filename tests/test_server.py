@@ -35,7 +35,9 @@ async def client(lsp_client: LanguageClient):
     def on_refresh(params):
         lsp_client.refreshes += 1
 
-    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities()))
+    # every finding published (the default limit is VS Code's 1000; see test_default_limit)
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=capabilities(), initialization_options={"diagnostics": {"maxPerFile": 0}}))
     yield
     await lsp_client.shutdown_session()
 

@@ -42,7 +42,8 @@ def make_fixture(encodings=("utf-16",), init_options=None, **caps):
     return fixture
 
 
-client = make_fixture()
+client = make_fixture(init_options={"diagnostics": {"maxPerFile": 0}})
+default_client = make_fixture()
 utf8_client = make_fixture(("utf-8", "utf-16"))
 plain_client = make_fixture(hover_format=(types.MarkupKind.PlainText,), refresh=False, pull=False)
 ws_client = make_fixture(init_options={"inlayHints": {"mode": "whitespace"},
@@ -109,9 +110,11 @@ async def test_edit_breaks_then_repairs_json(client: LanguageClient, tmp_path):
     broken = await diagnostics_for_version(client, uri, 2)
     assert [d.code for d in broken] == ["json-syntax"] and broken[0].severity == types.DiagnosticSeverity.Error
     assert broken[0].range.start.line == line
-    # hovers keep answering from the last good index while the JSON is broken
-    h = await hover(client, uri, line, col + 1)
-    assert h is not None and "E2 88" in h.contents.value
+    # hovers keep answering from the last good index while the JSON is broken, except on
+    # the edited token itself, whose text the index no longer knows
+    h = await hover(client, uri, line - 1, col + 1)
+    assert h is not None and "id 287" in h.contents.value
+    assert await client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(line, col + 1))) is None
     # put it back: the findings return
     change(client, uri, 3, (line, col + 4), (line, col + 4), '"')
     repaired = await diagnostics_for_version(client, uri, 3)
@@ -281,6 +284,12 @@ async def test_settings_change_without_restart(client: LanguageClient, tmp_path)
     hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
         ident(uri), types.Range(types.Position(0, 0), types.Position(400, 0))))
     assert not hints
+    # removing the severity (VS Code sends the whole section again) restores the default
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"tokenizerLsp": {
+        "inlayHints": {"mode": "all"}, "diagnostics": {"severity": {}}}}))
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert all(d.severity == types.DiagnosticSeverity.Hint for d in params.diagnostics if d.code == "utf8-fragment")
+    assert any(d.code == "id-gap" for d in params.diagnostics) == any(d.code == "id-gap" for d in first)
 
 
 @pytest.mark.parametrize("rel", ["examples", "llama2/tokenizer.json"])
@@ -315,3 +324,62 @@ async def test_burst_of_edits_while_reindexing(ws_client: LanguageClient, tmp_pa
     fresh_uri = (tmp_path / "fresh" / "tokenizer.json").as_uri()
     fresh = await open_doc(ws_client, fresh_uri, "\n".join(lines))
     assert [(d.code, d.range, d.message) for d in edited] == [(d.code, d.range, d.message) for d in fresh]
+
+
+async def test_hover_and_hints_follow_edits_the_index_has_not_seen(client: LanguageClient, tmp_path):
+    """A line inserted above breaks the JSON: the last good index is one line behind the
+    text, and hovers and hints must still land on the token under the cursor."""
+    text = EXAMPLE.read_text(encoding="utf-8")
+    uri = (tmp_path / "tokenizer.json").as_uri()
+    await open_doc(client, uri, text)
+    line, col = find(text, '"ĠâĪ"')
+    before = await hover(client, uri, line, col + 1)
+    change(client, uri, 2, (0, 1), (0, 1), '\n  "x": ,')
+    assert [d.code for d in await diagnostics_for_version(client, uri, 2)] == ["json-syntax"]
+    h = await client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(line + 1, col + 1)))
+    assert h is not None and h.contents.value == before.contents.value
+    assert h.range.start == types.Position(line + 1, col)
+    # on the new text itself the old index knows nothing
+    assert await client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(1, 4))) is None
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        ident(uri), types.Range(types.Position(line + 1, 0), types.Position(line + 2, 0))))
+    assert [(h.position.line, h.position.character, h.label) for h in hints] == [(line + 1, col + len('"ĠâĪ"'), "␣\\xE2\\x88")]
+    # an edit inside a token: until re-indexed, no hover claims the old token's content
+    change(client, uri, 3, (line + 1, col + 2), (line + 1, col + 2), "q")
+    h = await client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(line + 1, col + 1)))
+    assert h is None or "q" in h.contents.value
+
+
+async def test_default_limit_keeps_a_summary_of_everything(default_client: LanguageClient):
+    path = corpus_file("qwen3/tokenizer.json")
+    diags = await open_doc(default_client, path.as_uri(), path.read_text(encoding="utf-8"))
+    assert len(diags) == 1 + 1000 and diags[0].code == "summary"
+    assert "1448 tokens are UTF-8 fragments" in diags[0].message and "first 1000 of 1448" in diags[0].message
+    assert all(d.code == "utf8-fragment" for d in diags[1:])
+
+
+async def test_merges_follow_the_vocabulary_beside_them(client: LanguageClient, tmp_path):
+    """Editing the open vocab.json (unsaved) re-checks the open merges.txt beside it."""
+    src = ROOT / "examples" / "gpt2-style"
+    for name in ("vocab.json", "merges.txt"):
+        (tmp_path / name).write_bytes((src / name).read_bytes())
+    merges_text = (tmp_path / "merges.txt").read_text(encoding="utf-8")
+    muri = (tmp_path / "merges.txt").as_uri()
+    assert not [d for d in await open_doc(client, muri, merges_text, language="bpe-merges") if d.code.startswith("merge-")]
+    vtext = (tmp_path / "vocab.json").read_text(encoding="utf-8")
+    vuri = (tmp_path / "vocab.json").as_uri()
+    await open_doc(client, vuri, vtext)
+    # rename a token that the first merge uses as its left part
+    first = next(l for l in merges_text.split("\n")[1:] if l)
+    left = first.split(" ")[0]
+    line, col = find(vtext, json.dumps(left) + ":")  # stored with \u escapes, as GPT-2's
+    change(client, vuri, 2, (line, col + 1), (line, col + 1), "QQ")
+    await diagnostics_for_version(client, vuri, 2)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 20
+    while loop.time() < end:
+        now = client.diagnostics.get(muri, [])
+        if any(d.code == "merge-unknown-token" for d in now):
+            break
+        await asyncio.sleep(0.05)
+    assert any(d.code == "merge-unknown-token" and d.range.start.line == 1 for d in client.diagnostics[muri])

@@ -1,4 +1,4 @@
-from tokenizer_lsp.settings import Settings, merge_settings, parse_settings
+from tokenizer_lsp.settings import Settings, parse_settings
 
 
 def test_defaults_and_bad_values_are_reported():
@@ -11,11 +11,6 @@ def test_defaults_and_bad_values_are_reported():
     assert len(problems) == 4 and any("loud" in p for p in problems)
 
 
-def test_configuration_is_merged_over_initialization_options():
-    init = {"diagnostics": {"severity": {"utf8-fragment": "warning"}, "debounceMs": 10}}
-    config = {"inlayHints": {"mode": "off"}, "diagnostics": {"debounceMs": None}}
-    s, problems = parse_settings(merge_settings(init, config))
-    assert problems == [] and s.inlay_hints == "off" and s.level("utf8-fragment") == "warning" and s.debounce_ms == 10
-    # the section may come wrapped in its name
-    s, _ = parse_settings(merge_settings(init, {"tokenizerLsp": {"diagnostics": {"severity": {"id-gap": "off"}}}}))
-    assert s.level("id-gap") == "off" and s.level("utf8-fragment") == "warning"
+def test_wrong_types_are_reported_not_ignored():
+    s, problems = parse_settings({"tokenizerLsp": {"inlayHints": "off", "diagnostics": ["x"]}})
+    assert s == Settings() and len(problems) == 2 and any("inlayHints" in p for p in problems)

@@ -93,15 +93,12 @@ def _check(args) -> int:
         _err(str(e))
         return 2
     paths = args.paths
-    vocab_override = None
-    vocab_paths = [p for p in paths if p.endswith((".json",))]
+    vocab_for = _vocab_pairing(paths)
     status = 0
     results = []
     for path in paths:
         try:
-            if vocab_override is None and len(paths) > 1 and vocab_paths:
-                vocab_override = _first_vocab(vocab_paths)
-            idx = index_file(path, vocab_override)
+            idx = index_file(path, vocab_for(path))
         except OSError as e:
             _err(f"{path}: cannot read: {e.strerror or e}")
             status = 2
@@ -122,15 +119,39 @@ def _check(args) -> int:
     return 1 if errors else 0
 
 
-def _first_vocab(paths: list[str]):
-    for p in paths:
-        try:
-            v = load_vocab_file(p)
-        except OSError:
-            continue
-        if v is not None:
-            return v
-    return None
+def _vocab_pairing(paths: list[str]):
+    """Which vocabulary a merges file among `paths` is checked against: a vocabulary given
+    in the same folder, else the nearest one given before it, else the only one given; with
+    none given, index_file looks beside the merges file (vocab.json, encoder.json)."""
+    vocabs = [i for i, p in enumerate(paths) if p.endswith(".json")]
+    loaded: dict[str, object] = {}
+
+    def load(p: str):
+        if p not in loaded:
+            try:
+                loaded[p] = load_vocab_file(p)
+            except OSError:
+                loaded[p] = None
+        return loaded[p]
+
+    def vocab_for(path: str):
+        if path.endswith(".json") or not vocabs:
+            return None
+        here = paths.index(path)
+        folder = os.path.dirname(os.path.abspath(path))
+        same = [i for i in vocabs if os.path.dirname(os.path.abspath(paths[i])) == folder]
+        before = [i for i in vocabs if i < here]
+        if same:
+            pick = min(same, key=lambda i: abs(i - here))
+        elif before:
+            pick = before[-1]
+        elif len(vocabs) == 1:
+            pick = vocabs[0]
+        else:
+            return None
+        return load(paths[pick])
+
+    return vocab_for
 
 
 def _print_findings(results, fmt: str) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .index import DocumentIndex
 from .lines import LineIndex
 from .memory import prefer_huge_pages
+from .position_map import Span
 
 
 @dataclass
@@ -87,6 +88,9 @@ class OpenDocument:
     index: DocumentIndex | None = None  # the newest index (any version)
     good: DocumentIndex | None = None  # the newest index that parsed (serves hovers while typing)
     indexed_version: int | None = None
+    good_version: int | None = None
+    # every edit received after good_version: (version it made, its span; None = whole text)
+    history: list[tuple[int, Span | None]] = field(default_factory=list)
     published: list = field(default_factory=list)  # last diagnostics sent
     was_tokenizer: bool = False
     # byte edits from `index`'s text to `data`; None when only a re-parse will do
@@ -101,8 +105,38 @@ class OpenDocument:
     @property
     def serving(self) -> DocumentIndex | None:
         """The index hovers and hints answer from: current if usable, else the last good."""
+        found = self._serving()
+        return found[0] if found else None
+
+    def _serving(self) -> tuple[DocumentIndex, int | None] | None:
         if self.index is not None and self.index.doc is not None and self.index.lookups_ready:
-            return self.index
+            return self.index, self.indexed_version
         if self.good is not None and self.good.lookups_ready:
-            return self.good
+            return self.good, self.good_version
         return None
+
+    def view(self) -> tuple[DocumentIndex, list[Span]] | None:
+        """The serving index and the edits from its text to the current one; None when
+        there is none or a whole-text replacement since makes its positions meaningless."""
+        found = self._serving()
+        if found is None:
+            return None
+        idx, version = found
+        spans = []
+        for v, span in self.history:
+            if version is not None and v <= version:
+                continue
+            if span is None:
+                return None
+            spans.append(span)
+        return idx, spans
+
+    def record_edit(self, version: int, span: Span | None) -> None:
+        if len(self.history) >= 10000:  # broken for ages: stop mapping until it parses again
+            self.history = [(version, None)]
+        else:
+            self.history.append((version, span))
+
+    def set_good(self, idx: DocumentIndex, version: int) -> None:
+        self.good, self.good_version = idx, version
+        self.history = [(v, s) for v, s in self.history if v > version]

@@ -19,8 +19,12 @@ from .model import Finding, Vocabulary
 
 JSON_NAMES = ("tokenizer.json", "vocab.json", "encoder.json")
 MERGES_NAMES = ("merges.txt", "vocab.bpe")
-_TIKTOKEN_LINE = re.compile(rb"[A-Za-z0-9+/=]* [0-9]+\r?")
-_MERGES_LINE = re.compile(rb"\S+ \S+\r?")
+# base64 (padded, as tiktoken writes it), whitespace, a rank; tiktoken itself splits on any space
+_TIKTOKEN_LINE = re.compile(rb"((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)[ \t]+([0-9]+)[ \t]*\r?")
+_MERGES_LINE = re.compile(rb"[^\s]+ [^\s]+\r?")
+_MODEL_TYPE = re.compile(rb'"model"\s*:\s*\{\s*"type"\s*:\s*"(?:BPE|WordPiece|WordLevel|Unigram)"')
+_HF_KEYS = (b'"added_tokens"', b'"truncation"', b'"padding"', b'"normalizer"', b'"pre_tokenizer"',
+            b'"post_processor"', b'"decoder"')
 
 
 def name_kind(path: str | None) -> str | None:
@@ -42,22 +46,54 @@ def content_kind(data: bytes, path: str | None = None) -> str | None:
     head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith((b"{", b"[")):
         return "json"
-    first_lines = [l for l in head.split(b"\n")[:-1] if l.strip()][:8]
-    if not first_lines and head.strip():
-        first_lines = [head.strip()]
-    if first_lines and first_lines[0].startswith(b"#version"):
-        return "merges"
-    if first_lines and all(_TIKTOKEN_LINE.fullmatch(l) for l in first_lines):
+    lines = head.split(b"\n")
+    if len(lines) > 1:
+        lines.pop()  # cut by the 4 KB window
+    lines = [l for l in lines if l.strip()][:9]
+    if not lines:
+        return None
+    if lines[0].startswith(b"#version"):
+        # a merges header, unless what follows is not merges (GLSL, markdown, ...)
+        rest = lines[1:]
+        if (rest or name_kind(path) == "merges") and all(_MERGES_LINE.fullmatch(l) for l in rest):
+            return "merges"
+        return None
+    if _tiktoken_lines(lines[:8]):
         return "tiktoken"
-    if name_kind(path) == "merges" and first_lines and all(_MERGES_LINE.fullmatch(l) for l in first_lines):
+    if name_kind(path) == "merges" and all(_MERGES_LINE.fullmatch(l) for l in lines[:8]):
         return "merges"
     return None
 
 
+def _tiktoken_lines(lines: list[bytes]) -> bool:
+    """Base64 and rising ranks: word counts ("the 1061396") and other "word number" text
+    are not rank files."""
+    ranks = []
+    for line in lines:
+        m = _TIKTOKEN_LINE.fullmatch(line)
+        if m is None:
+            return False
+        ranks.append(int(m.group(2)))
+    return all(a < b for a, b in zip(ranks, ranks[1:]))
+
+
+def looks_binary(data: bytes) -> bool:
+    """NUL bytes or text that is not UTF-8 near the start: no tokenizer text file is so."""
+    head = data[:4096]
+    if b"\x00" in head:
+        return True
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.start < len(head) - 3  # not merely a character cut by the window
+    return False
+
+
 def _looks_like_tokenizer_json(data: bytes) -> bool:
-    """For broken JSON: does the text still look like a tokenizer file?"""
+    """For broken JSON: is this still recognisably a HF tokenizer.json? (Other JSON being
+    typed must stay silent: a `"vocab"` key alone proves nothing.)"""
     head = data[:65536]
-    return b'"model"' in head or b'"added_tokens"' in head or b'"vocab"' in head or b'"merges"' in head
+    return _MODEL_TYPE.search(head) is not None or sum(k in head for k in _HF_KEYS) >= 3
 
 
 @contextmanager
@@ -100,7 +136,12 @@ class DocumentIndex:
         self.doc: JsonDocument | MergesDocument | TiktokenDocument | None = None
         self.syntax_error: Finding | None = None
         self.not_tokenizer_reason = ""
-        kind = content_kind(data, path) or name_kind(path)
+        kind = content_kind(data, path)
+        if kind is None and name_kind(path) is not None:
+            kind = name_kind(path)
+            if kind != "json" and looks_binary(data):
+                self._binary(kind)
+                return
         with collector_paused():
             if kind == "json":
                 self._parse_json(assume_tokenizer or name_kind(path) == "json")
@@ -112,6 +153,15 @@ class DocumentIndex:
                 self.format = "tiktoken"
             else:
                 self.not_tokenizer_reason = "not a tokenizer file"
+
+    def _binary(self, kind: str) -> None:
+        """A merges or tiktoken file by name holding binary data: one clear finding, not
+        one per line."""
+        self.format = "merges.txt" if kind == "merges" else "tiktoken"
+        code = "merge-malformed" if kind == "merges" else "tiktoken-malformed"
+        what = "merges" if kind == "merges" else "tiktoken rank"
+        end = min(len(self.data), max(1, self.data.find(b"\n") if b"\n" in self.data else len(self.data)))
+        self.syntax_error = Finding(code, 0, end, f"binary data (NUL bytes or invalid UTF-8), not a {what} file")
 
     def _parse_json(self, named_like_tokenizer: bool) -> None:
         try:

@@ -20,14 +20,15 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from . import __version__, memory, transport
-from .analysis import companion_vocab_path, load_vocab_file
+from .analysis import VOCAB_NAMES, companion_vocab_path, load_vocab_file
 from .documents import Change, OpenDocument, apply_changes
+from .position_map import Span, range_to_new, span_of, to_new, to_old
 from .features.diagnostics import diagnostics_for
 from .features.hover import hover_markdown
 from .features.inlay_hints import hints_in
 from .features.tokens import piece_at
 from .index import DocumentIndex, collector_paused, content_kind, name_kind
-from .settings import Settings, merge_settings, parse_settings
+from .settings import Settings, parse_settings
 
 log = logging.getLogger("tokenizer_lsp")
 
@@ -139,15 +140,19 @@ class TokenizerServer(LanguageServer):
         if doc is None:
             return
         changes = []
+        version = params.text_document.version
         for c in params.content_changes:
             rng = getattr(c, "range", None)
             if rng is None:
                 changes.append(Change(c.text))
+                doc.record_edit(version, None)
             else:
-                changes.append(Change(c.text, (rng.start.line, rng.start.character), (rng.end.line, rng.end.character)))
+                start, end = (rng.start.line, rng.start.character), (rng.end.line, rng.end.character)
+                changes.append(Change(c.text, start, end))
+                doc.record_edit(version, span_of(start, end, c.text, self.encoding))
         # applied by the indexer thread: a new copy of a large text is too slow for this loop
         doc.queued.extend(changes)
-        doc.version = params.text_document.version
+        doc.version = version
         self._schedule(doc, delay=self.settings.debounce_ms / 1000)
 
     def close_document(self, params: types.DidCloseTextDocumentParams) -> None:
@@ -158,6 +163,8 @@ class TokenizerServer(LanguageServer):
             timer.cancel()
         if doc is not None and doc.was_tokenizer:
             self.publish(uri, [])
+        if doc is not None:
+            self.vocabulary_changed(doc.path)  # the merges beside it now read the file
 
     def publish(self, uri: str, diagnostics: list[dict], version: int | None = None) -> None:
         params: dict = {"uri": uri, "diagnostics": diagnostics}
@@ -215,9 +222,11 @@ class TokenizerServer(LanguageServer):
         if idx.is_tokenizer or doc.published:
             doc.published = diags
             self.publish(uri, diags, version)
+        if idx is not base:
+            self.vocabulary_changed(doc.path)
         if idx.doc is not None:
             await loop.run_in_executor(self.indexer, self._prepare_lookups, idx)
-            doc.good = idx  # until now hovers kept answering from the previous one
+            doc.set_good(idx, version)  # until now hovers kept answering from the previous one
             # millions of acyclic objects: keep the collector from rescanning them (a
             # full collection would stall hovers for half a second); refcounts free them
             gc.freeze()
@@ -257,11 +266,36 @@ class TokenizerServer(LanguageServer):
 
         def companion():
             other = companion_vocab_path(path) if path else None
-            return load_vocab_file(other) if other else None
+            if other is None:
+                return None
+            # the editor's text of an open vocabulary, saved or not, is what the user sees
+            text = self.open_text(other)
+            if text is not None:
+                found = DocumentIndex(text, other)
+                return found.vocab if found.format == "vocab.json" else None
+            return load_vocab_file(other)
 
         idx = DocumentIndex(data, path, companion=companion, assume_tokenizer=assume)
         diags = diagnostics_for(idx, self.settings, self.encoding) if idx.is_tokenizer else []
         return idx, diags
+
+    def open_text(self, path: str) -> bytes | None:
+        for doc in list(self.docs.values()):
+            if doc.path and os.path.abspath(doc.path) == os.path.abspath(path):
+                return doc.data
+        return None
+
+    def vocabulary_changed(self, path: str | None) -> None:
+        """A vocab.json or encoder.json changed (edited, closed, or on disk): the merges
+        files beside it are checked again against it."""
+        if not path or os.path.basename(path) not in VOCAB_NAMES:
+            return
+        folder = os.path.dirname(os.path.abspath(path))
+        for doc in list(self.docs.values()):
+            if (doc.path and doc.path != path and doc.index is not None and doc.index.format == "merges.txt"
+                    and os.path.dirname(os.path.abspath(doc.path)) == folder):
+                doc.pending = None  # a re-parse, not the unchanged index again
+                self._schedule(doc, delay=0)
 
     def refresh_all(self) -> None:
         for doc in self.docs.values():
@@ -274,17 +308,16 @@ class TokenizerServer(LanguageServer):
 server = TokenizerServer()
 
 
-def _range_offsets(idx: DocumentIndex, rng: types.Range, encoding: str) -> tuple[int, int]:
-    lines = idx.lines
-    return (
-        lines.offset(rng.start.line, rng.start.character, encoding),
-        lines.offset(rng.end.line, rng.end.character, encoding),
-    )
-
-
-def _lsp_range(idx: DocumentIndex, start: int, end: int, encoding: str) -> types.Range:
-    (sl, sc), (el, ec) = idx.lines.positions([start, end], encoding)
-    return types.Range(types.Position(sl, sc), types.Position(el, ec))
+def _lsp_range(idx: DocumentIndex, start: int, end: int, encoding: str,
+               spans: list[Span]) -> types.Range | None:
+    """The range of [start, end) of the index's text in the client's current text."""
+    a, b = idx.lines.positions([start, end], encoding)
+    if spans:
+        moved = range_to_new(a, b, spans)
+        if moved is None:
+            return None
+        a, b = moved
+    return types.Range(types.Position(*a), types.Position(*b))
 
 
 @server.feature(types.INITIALIZE)
@@ -299,6 +332,24 @@ def on_initialize(ls: TokenizerServer, params: types.InitializeParams) -> None:
 @server.feature(types.INITIALIZED)
 async def on_initialized(ls: TokenizerServer, params: types.InitializedParams) -> None:
     await _pull_configuration(ls)
+    if ls._client_supports("workspace.did_change_watched_files.dynamic_registration"):
+        # vocabularies changed on disk (a checkout, another tool): re-check merges beside them
+        watch = types.DidChangeWatchedFilesRegistrationOptions(watchers=[
+            types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in VOCAB_NAMES])
+        try:
+            await ls.client_register_capability_async(types.RegistrationParams(registrations=[
+                types.Registration(id="tokenizer-lsp-vocabularies", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                   register_options=watch)]))
+        except Exception as e:  # a client may refuse: merges then follow open buffers only
+            log.info("file watching refused: %s", e)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def on_watched_files(ls: TokenizerServer, params: types.DidChangeWatchedFilesParams) -> None:
+    for change in params.changes:
+        path = uri_to_path(change.uri)
+        if path and ls.open_text(path) is None:  # an open one is followed through its edits
+            ls.vocabulary_changed(path)
 
 
 async def _pull_configuration(ls: TokenizerServer) -> None:
@@ -316,8 +367,10 @@ async def _pull_configuration(ls: TokenizerServer) -> None:
 
 
 def _apply_settings(ls: TokenizerServer, raw) -> None:
-    # what the editor's configuration leaves out keeps its initializationOptions value
-    settings, problems = parse_settings(merge_settings(ls.init_options, raw))
+    # the editor's configuration is the whole truth once it says anything: merging it over
+    # initializationOptions would keep a severity the user has since removed
+    section = raw.get("tokenizerLsp") if isinstance(raw, dict) and "tokenizerLsp" in raw else raw
+    settings, problems = parse_settings(section if section else ls.init_options)
     for p in problems:
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"tokenizer-lsp: {p}"))
     if settings != ls.settings:
@@ -330,19 +383,25 @@ async def on_configuration(ls: TokenizerServer, params: types.DidChangeConfigura
     raw = params.settings
     if isinstance(raw, dict) and isinstance(raw.get("tokenizerLsp"), dict):
         _apply_settings(ls, raw["tokenizerLsp"])
+    elif isinstance(raw, dict) and raw.keys() & {"inlayHints", "diagnostics"}:
+        _apply_settings(ls, raw)  # the section itself, unwrapped (Helix sends it so)
     else:
         await _pull_configuration(ls)
 
 
-async def first_lookups(doc: OpenDocument | None, timeout: float = 10.0):
-    """The serving index; on a newly opened document, wait for its first one."""
+async def first_view(doc: OpenDocument | None, wait: bool = True, timeout: float = 10.0):
+    """The serving index with the edits since its version; on a newly opened document,
+    wait for its first one."""
     if doc is None:
         return None
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while doc.serving is None and doc.busy and loop.time() < end:
-        await asyncio.sleep(0.01)
-    return doc.serving
+    view = doc.view()
+    if view is None and wait and doc.busy and doc.good is None:
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while doc.serving is None and doc.busy and loop.time() < end:
+            await asyncio.sleep(0.01)
+        view = doc.view()
+    return view
 
 
 def _plain(markdown: str) -> str:
@@ -352,47 +411,61 @@ def _plain(markdown: str) -> str:
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def on_hover(ls: TokenizerServer, params: types.HoverParams) -> types.Hover | None:
-    doc = ls.docs.get(params.text_document.uri)
-    idx = doc.serving if doc else None
-    if idx is None:
-        idx = await first_lookups(doc)
-    if idx is None:
+    view = await first_view(ls.docs.get(params.text_document.uri))
+    if view is None:
         return None
+    idx, spans = view
     enc = ls.encoding
-    offset = idx.lines.offset(params.position.line, params.position.character, enc)
+    # the index may be some edits behind the text the client sees
+    at = to_old((params.position.line, params.position.character), spans)
+    if at is None:
+        return None
+    offset = idx.lines.offset(at[0], at[1], enc)
     piece = piece_at(idx, offset)
     if piece is None:
+        return None
+    rng = _lsp_range(idx, piece.start, piece.end, enc, spans)
+    if rng is None:
         return None
     text = hover_markdown(idx, piece)
     formats = ls._client_capability("text_document.hover.content_format") or [types.MarkupKind.Markdown]
     kind = types.MarkupKind.Markdown if types.MarkupKind.Markdown in formats else types.MarkupKind.PlainText
     return types.Hover(
         contents=types.MarkupContent(kind=kind, value=text if kind == types.MarkupKind.Markdown else _plain(text)),
-        range=_lsp_range(idx, piece.start, piece.end, enc),
+        range=rng,
     )
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
 async def on_inlay_hint(ls: TokenizerServer, params: types.InlayHintParams) -> list[types.InlayHint]:
-    doc = ls.docs.get(params.text_document.uri)
-    idx = doc.serving if doc else None
-    if idx is None and not ls._client_supports("workspace.inlay_hint.refresh_support"):
-        idx = await first_lookups(doc)  # this client would never ask again after an empty answer
-    if idx is None:
+    # a client that cannot be asked to refresh would never ask again after an empty answer
+    wait = not ls._client_supports("workspace.inlay_hint.refresh_support")
+    view = await first_view(ls.docs.get(params.text_document.uri), wait)
+    if view is None:
         return []
+    idx, spans = view
     enc = ls.encoding
-    start, end = _range_offsets(idx, params.range, enc)
+    rng = params.range
+    lo = to_old((rng.start.line, rng.start.character), spans, "start")
+    hi = to_old((rng.end.line, rng.end.character), spans, "end")
+    start, end = idx.lines.offset(lo[0], lo[1], enc), idx.lines.offset(hi[0], hi[1], enc)
     hints = hints_in(idx, start, end, ls.settings.inlay_hints)
+    if spans:
+        hints = [h for h in hints if _unedited(idx, h.offset, spans, enc)]
     positions = idx.lines.positions([h.offset for h in hints], enc)
     return [
-        types.InlayHint(
-            position=types.Position(line, col),
-            label=h.label,
-            tooltip=h.tooltip,
-            padding_left=True,
-        )
-        for h, (line, col) in zip(hints, positions)
+        types.InlayHint(position=types.Position(*to_new(pos, spans)), label=h.label, tooltip=h.tooltip,
+                        padding_left=True)
+        for h, pos in zip(hints, positions)
     ]
+
+
+def _unedited(idx: DocumentIndex, hint_at: int, spans: list[Span], enc: str) -> bool:
+    """Whether the literal a hint follows is untouched by the edits since the index."""
+    ref = idx.token_at(hint_at - 1)
+    start = ref.start if ref is not None else hint_at
+    a, b = idx.lines.positions([start, hint_at], enc)
+    return range_to_new(a, (b[0], b[1] + 1), spans) is not None
 
 
 @server.feature(

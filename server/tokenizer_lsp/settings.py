@@ -13,7 +13,7 @@ HINT_MODES = ("all", "whitespace", "off")
 class Settings:
     inlay_hints: str = "all"  # all | whitespace | off
     severity: dict[str, str] = field(default_factory=dict)  # code -> level or "off"
-    max_per_file: int = 5000  # diagnostics published per document (0 = no limit)
+    max_per_file: int = 1000  # diagnostics published per document (0 = no limit); VS Code shows 1000
     debounce_ms: int = 100
 
     def level(self, code: str) -> str:
@@ -31,6 +31,9 @@ def parse_settings(raw) -> tuple[Settings, list[str]]:
     if isinstance(raw.get("tokenizerLsp"), dict):
         raw = raw["tokenizerLsp"]
     kwargs: dict = {}
+    for key in ("inlayHints", "diagnostics"):
+        if raw.get(key) is not None and not isinstance(raw.get(key), dict):
+            problems.append(f"{key} must be an object, not {raw.get(key)!r}")
     hints = raw.get("inlayHints")
     mode = hints.get("mode") if isinstance(hints, dict) else None
     if mode is not None:
@@ -61,21 +64,3 @@ def parse_settings(raw) -> tuple[Settings, list[str]]:
         else:
             problems.append(f"diagnostics.{key} must be a non-negative integer, not {value!r}")
     return Settings(**kwargs), problems
-
-
-def merge_settings(base, override):
-    """`override` on top of `base`, object by object (None and missing keys keep base)."""
-    if isinstance(base, dict) and isinstance(base.get("tokenizerLsp"), dict):
-        base = base["tokenizerLsp"]
-    if isinstance(override, dict) and isinstance(override.get("tokenizerLsp"), dict):
-        override = override["tokenizerLsp"]
-    if not isinstance(override, dict):
-        return base if override is None else override
-    if not isinstance(base, dict):
-        return override
-    out = dict(base)
-    for key, value in override.items():
-        if value is None:
-            continue
-        out[key] = merge_settings(base.get(key), value) if isinstance(value, dict) else value
-    return out
