@@ -14,3 +14,24 @@ def test_defaults_and_bad_values_are_reported():
 def test_wrong_types_are_reported_not_ignored():
     s, problems = parse_settings({"tokenizerLsp": {"inlayHints": "off", "diagnostics": ["x"]}})
     assert s == Settings() and len(problems) == 2 and any("inlayHints" in p for p in problems)
+
+
+def test_the_summary_has_a_severity_too():
+    s, problems = parse_settings({"diagnostics": {"severity": {"summary": "off"}}})
+    assert problems == [] and s.level("summary") == "off"
+    assert Settings().level("summary") == "information"
+
+
+def test_summary_off_and_limit_in_published_diagnostics():
+    from tokenizer_lsp.analysis import index_file
+    from tokenizer_lsp.features.diagnostics import diagnostics_for
+
+    from .conftest import ROOT
+
+    idx = index_file(str(ROOT / "examples" / "tokenizer.json"))
+    findings = len(idx.findings)
+    assert findings > 20  # enough for a summary
+    full = diagnostics_for(idx, Settings(), "utf-16")
+    assert full[0]["code"] == "summary" and len(full) == 1 + findings
+    off, _ = parse_settings({"diagnostics": {"severity": {"summary": "off"}, "maxPerFile": 10}})
+    assert [d["code"] for d in diagnostics_for(idx, off, "utf-16")] == [f.code for f in idx.findings[:10]]

@@ -75,3 +75,18 @@ def test_pipe_writer_keeps_order_and_bytes_small_and_large():
     reader.join()
     os.close(r)
     assert bytes(got) == b"buffered-" + b"".join(messages)
+
+
+def test_stdin_from_a_file_or_dev_null(tmp_path):
+    """Not a pipe: the server reads it to the end and exits, without a traceback."""
+    import subprocess
+    import sys
+
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "shutdown"}'
+    msgs = tmp_path / "in"
+    msgs.write_bytes(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    for src in ("/dev/null", str(msgs)):
+        with open(src, "rb") as stdin:
+            p = subprocess.run([sys.executable, "-m", "tokenizer_lsp"], stdin=stdin, capture_output=True, timeout=30)
+        assert p.returncode == 0 and b"Traceback" not in p.stderr
+    assert b'"id":1' in p.stdout.replace(b" ", b"") and b'"result":null' in p.stdout.replace(b" ", b"")

@@ -83,6 +83,18 @@ class CompactTokens(Mapping):
     def __len__(self) -> int:
         return len(self._ids)
 
+    def key_at(self, o: int) -> str:
+        """The o-th key, in the order of the mapping it was built from."""
+        return self._blob[self._offsets[o] : self._offsets[o + 1]].decode("utf-8", "surrogatepass")
+
+    def ids(self) -> array:
+        """The values, in key order."""
+        return self._ids
+
+    def ordinal(self, key: str) -> int | None:
+        o = self._ordinal(key)
+        return None if o < 0 else o
+
     def __iter__(self) -> Iterator[str]:
         blob, off = self._blob, self._offsets
         for o in range(len(self._ids)):

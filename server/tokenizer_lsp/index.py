@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+from array import array
 import re
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -11,6 +12,7 @@ from functools import cached_property
 
 import orjson
 
+from .compact_vocab import CompactTokens
 from .decoding.bytemap import BYTE_TO_CHAR
 from .formats.json_doc import JsonDocument, TokenRef, is_tokenizer_json, is_vocab_json, parse_deferring_merges
 from .formats.lines_doc import MergesDocument, TiktokenDocument
@@ -285,3 +287,51 @@ class DocumentIndex:
     def id_of(self, token: str) -> int | None:
         v = self.vocab
         return v.id_of(token) if v is not None else None
+
+    def token_of_id(self, tid: int) -> str | None:
+        """The vocabulary token with this id (an added token when no vocab entry has it)."""
+        v = self.vocab
+        if v is None or isinstance(tid, bool) or not isinstance(tid, int) or tid < 0:
+            return None
+        where = self._ordinal_of_id
+        o = where[tid] if tid < len(where) else -1
+        if o >= 0:
+            tokens = v.tokens
+            return tokens.key_at(o) if isinstance(tokens, CompactTokens) else self._token_list[o]
+        for token, added_id in v.added.items():
+            if added_id == tid:
+                return token
+        return None
+
+    def span_of_token(self, token: str) -> tuple[int, int] | None:
+        """Byte span of the token's vocabulary entry (its key literal) in a tokenizer.json
+        or vocab.json, found through the literal table: no scan of the text."""
+        doc, v = self.doc, self.vocab
+        if not isinstance(doc, JsonDocument) or v is None or not doc.tables_ready:
+            return None
+        table = doc._tables.get("vocab")
+        tokens = v.tokens
+        if table is None or len(table) != len(tokens):  # duplicate keys: literal k is not key k
+            return None
+        o = tokens.ordinal(token) if isinstance(tokens, CompactTokens) else self._key_ordinals.get(token)
+        return table.span(o) if o is not None else None
+
+    @cached_property
+    def _token_list(self) -> list[str]:
+        return list(self.vocab.tokens)
+
+    @cached_property
+    def _key_ordinals(self) -> dict[str, int]:
+        return {t: o for o, t in enumerate(self.vocab.tokens)}
+
+    @cached_property
+    def _ordinal_of_id(self) -> array:
+        """id -> place of its key in the vocabulary's order (-1: none); built on first use."""
+        tokens = self.vocab.tokens
+        ids = tokens.ids() if isinstance(tokens, CompactTokens) else list(tokens.values())
+        ids = [i if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 1 << 26 else -1 for i in ids]
+        where = array("q", [-1]) * (max(ids, default=-1) + 1)
+        for o, tid in enumerate(ids):
+            if tid >= 0 and where[tid] < 0:
+                where[tid] = o
+        return where

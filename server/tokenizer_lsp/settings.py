@@ -46,7 +46,7 @@ def parse_settings(raw) -> tuple[Settings, list[str]]:
     if isinstance(sev, dict):
         good = {}
         for code, level in sev.items():
-            if code not in DEFAULT_SEVERITY:
+            if code not in DEFAULT_SEVERITY and code != "summary":
                 problems.append(f"diagnostics.severity: unknown code {code!r}")
             elif level not in (*SEVERITIES, "off"):
                 problems.append(f"diagnostics.severity.{code}: {level!r} is not one of {', '.join(SEVERITIES)}, off")

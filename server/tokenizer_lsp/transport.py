@@ -11,7 +11,10 @@ from __future__ import annotations
 import codecs
 import json
 import logging
+import os
 import re
+import stat
+import threading
 import warnings
 from typing import Any
 
@@ -174,7 +177,7 @@ def serve_stdio(server) -> None:
     that thread and the event loop several times, and each hand-off waits for the
     indexer thread to let go of it. A hover during a re-index took 15 ms that way. Its
     read loop also keeps the last message body (33 MB for a large didOpen) until the
-    next message comes. When stdin is not a pipe, pygls' own reader is used.
+    next message comes. When stdin is not a pipe (a file, /dev/null) a thread feeds the reader.
     """
     import asyncio
     import sys
@@ -183,29 +186,35 @@ def serve_stdio(server) -> None:
         server.start_io()
         return
 
-    async def main() -> bool:
+    async def main() -> None:
         loop = asyncio.get_running_loop()
         # a high limit: messages of tens of MB must not pause the pipe on every read
         reader = asyncio.StreamReader(limit=1 << 28)
-        try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
             await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
-        except (ValueError, OSError):  # stdin is a regular file
-            return False
+        else:  # a file, /dev/null, a terminal: no event-loop reader for those, so a thread
+            threading.Thread(target=_feed, args=(loop, reader, sys.stdin.buffer), daemon=True).start()
         server.protocol.set_writer(PipeWriter(sys.stdout.buffer))
         try:
             await _read_messages(reader, server)
         except (asyncio.IncompleteReadError, BrokenPipeError, ConnectionError):
             pass  # the client went away mid-message
-        return True
 
     try:
-        served = asyncio.run(main())
+        asyncio.run(main())
     except (KeyboardInterrupt, SystemExit):
-        served = True
-    if not served:
-        server.start_io()
-    else:
-        server.shutdown()
+        pass
+    server.shutdown()
+
+
+def _feed(loop, reader, stream) -> None:
+    try:
+        while chunk := stream.read1(1 << 16):
+            loop.call_soon_threadsafe(reader.feed_data, chunk)
+    except (OSError, ValueError):
+        pass
+    loop.call_soon_threadsafe(reader.feed_eof)
 
 
 async def _read_messages(reader, server) -> None:

@@ -44,9 +44,9 @@ def diagnostics_for(idx: DocumentIndex, settings: Settings, encoding: str) -> li
     pos = idx.lines.positions(offsets, encoding)
     out = []
     summary = _summary(kept, len(shown))
-    if summary:
+    if summary and settings.level("summary") != "off":
         # one character wide: some clients widen an empty range to the whole (huge) line
-        out.append(_diagnostic((0, 0), (0, 1), summary, _LEVEL["information"], "summary"))
+        out.append(_diagnostic((0, 0), (0, 1), summary, _LEVEL[settings.level("summary")], "summary"))
     for k, (f, level) in enumerate(shown):
         out.append(_diagnostic(pos[2 * k], pos[2 * k + 1], f.message, _LEVEL[level], f.code))
     return out
