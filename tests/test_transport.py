@@ -90,3 +90,22 @@ def test_stdin_from_a_file_or_dev_null(tmp_path):
             p = subprocess.run([sys.executable, "-m", "tokenizer_lsp"], stdin=stdin, capture_output=True, timeout=30)
         assert p.returncode == 0 and b"Traceback" not in p.stderr
     assert b'"id":1' in p.stdout.replace(b" ", b"") and b'"result":null' in p.stdout.replace(b" ", b"")
+
+
+def test_a_request_with_bad_params_still_gets_an_answer(tmp_path):
+    import subprocess
+    import sys
+
+    msgs = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {"textDocument": 5}},
+        {"jsonrpc": "2.0", "id": 3, "method": "shutdown"},
+    ]
+    data = b"".join(b"Content-Length: %d\r\n\r\n%s" % (len(b), b) for b in (json.dumps(m).encode() for m in msgs))
+    (tmp_path / "in").write_bytes(data)
+    with open(tmp_path / "in", "rb") as stdin:
+        p = subprocess.run([sys.executable, "-m", "tokenizer_lsp"], stdin=stdin, capture_output=True, timeout=30)
+    replies = [json.loads(part.split(b"\r\n\r\n", 1)[1]) for part in p.stdout.split(b"Content-Length: ")[1:]]
+    by_id = {r.get("id"): r for r in replies if "id" in r}
+    assert by_id[2]["error"]["code"] == -32602 and "hover" in by_id[2]["error"]["message"]
+    assert "result" in by_id[3]

@@ -91,6 +91,17 @@ def looks_binary(data: bytes) -> bool:
     return False
 
 
+_VOCAB_START = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*[0-9]')
+
+
+def _worth_parsing(data: bytes) -> bool:
+    """Could this JSON be a tokenizer file at all? A tokenizer.json names its model or added
+    tokens near the start (HF writes them before the vocabulary); a vocab.json starts as a
+    token -> number object."""
+    head = data[:65536]
+    return b'"model"' in head or b'"added_tokens"' in head or _VOCAB_START.match(head) is not None
+
+
 def _looks_like_tokenizer_json(data: bytes) -> bool:
     """For broken JSON: is this still recognisably a HF tokenizer.json? (Other JSON being
     typed must stay silent: a `"vocab"` key alone proves nothing.)"""
@@ -166,6 +177,10 @@ class DocumentIndex:
         self.syntax_error = Finding(code, 0, end, f"binary data (NUL bytes or invalid UTF-8), not a {what} file")
 
     def _parse_json(self, named_like_tokenizer: bool) -> None:
+        if not named_like_tokenizer and not _worth_parsing(self.data):
+            # package-lock.json and the like: a full parse on every keystroke costs 100 ms
+            self.not_tokenizer_reason = "not a tokenizer file (JSON without a tokenizer model or token->id vocab)"
+            return
         try:
             obj, merges_span = parse_deferring_merges(self.data)
         except orjson.JSONDecodeError as err:

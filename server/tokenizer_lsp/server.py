@@ -74,9 +74,12 @@ class TokenizerProtocol(LanguageServerProtocol):
 
     def notify_json(self, method: str, params: dict) -> None:
         """A notification whose params are already plain JSON data (no cattrs pass)."""
+        self.notify_json_message({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def notify_json_message(self, message: dict) -> None:
+        """A message that is already plain JSON data."""
         if self.writer is None:
             return
-        message = {"jsonrpc": "2.0", "method": method, "params": params}
         try:
             body = orjson.dumps(message)
         except TypeError:  # e.g. a lone surrogate, which orjson refuses

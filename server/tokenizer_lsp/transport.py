@@ -236,8 +236,28 @@ async def _read_messages(reader, server) -> None:
         length = 0
         try:
             message = loads(body, object_hook=protocol.structure_message)
-            del body  # before handling: the index is built while the next read waits
+        except Exception as exc:
+            # a request the client waits for gets an answer, even when it cannot be read
+            _reply_error(protocol, body, exc)
+            continue
+        del body  # before handling: the index is built while the next read waits
+        try:
             protocol.handle_message(message)
         except Exception as exc:
             logging.getLogger("tokenizer_lsp").exception("unable to handle a message")
             server.report_server_error(exc, JsonRpcException)
+
+
+def _reply_error(protocol, body: bytes, exc: Exception) -> None:
+    log = logging.getLogger("tokenizer_lsp")
+    try:
+        raw = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        log.warning("a message that is not JSON was dropped: %s", exc)
+        return
+    if not (isinstance(raw, dict) and "id" in raw and "method" in raw):
+        log.warning("a message that could not be read was dropped: %s", exc)
+        return
+    log.warning("invalid params for %s: %s", raw.get("method"), exc)
+    protocol.notify_json_message({"jsonrpc": "2.0", "id": raw["id"], "error": {
+        "code": -32602, "message": f"invalid params for {raw.get('method')}: {exc}"}})
