@@ -101,6 +101,14 @@ class OpenDocument:
     indexing: asyncio.Lock = field(default_factory=asyncio.Lock)
     reindexing: int = 0  # re-indexes running or waiting for `indexing`
     busy: bool = False  # a re-index is scheduled or running
+    settled: asyncio.Event = field(default_factory=asyncio.Event)  # set while not busy
+
+    def set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        if busy:
+            self.settled.clear()
+        else:
+            self.settled.set()
 
     @property
     def serving(self) -> DocumentIndex | None:

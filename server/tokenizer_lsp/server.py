@@ -180,7 +180,7 @@ class TokenizerServer(LanguageServer):
         old = self._timers.pop(doc.uri, None)
         if old:
             old.cancel()
-        doc.busy = True
+        doc.set_busy(True)
         self._timers[doc.uri] = loop.call_later(delay, lambda: asyncio.ensure_future(self._reindex(doc.uri)))
 
     async def _reindex(self, uri: str) -> None:
@@ -194,7 +194,7 @@ class TokenizerServer(LanguageServer):
                 await self._reindex_doc(uri, doc)
         finally:
             doc.reindexing -= 1
-            doc.busy = uri in self._timers or doc.reindexing > 0
+            doc.set_busy(uri in self._timers or doc.reindexing > 0)
 
     async def _reindex_doc(self, uri: str, doc: OpenDocument) -> None:
         version, data, queued = doc.version, doc.data, doc.queued
@@ -399,10 +399,10 @@ async def first_view(doc: OpenDocument | None, wait: bool = True, timeout: float
         return None
     view = doc.view()
     if view is None and wait and doc.busy and doc.good is None:
-        loop = asyncio.get_running_loop()
-        end = loop.time() + timeout
-        while doc.serving is None and doc.busy and loop.time() < end:
-            await asyncio.sleep(0.01)
+        try:
+            await asyncio.wait_for(doc.settled.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
         view = doc.view()
     return view
 
@@ -473,15 +473,17 @@ def _unedited(idx: DocumentIndex, hint_at: int, spans: list[Span], enc: str) -> 
 
 @server.feature(
     types.TEXT_DOCUMENT_DIAGNOSTIC,
-    types.DiagnosticOptions(identifier="tokenizer-lsp", inter_file_dependencies=False, workspace_diagnostics=False),
+    # a merges file's findings depend on the vocab.json beside it
+    types.DiagnosticOptions(identifier="tokenizer-lsp", inter_file_dependencies=True, workspace_diagnostics=False),
 )
 async def on_pull_diagnostics(ls: TokenizerServer, params: types.DocumentDiagnosticParams):
     doc = ls.docs.get(params.text_document.uri)
     # answer for the current version: wait (briefly) for an index that is still being built
-    for _ in range(1000):
-        if doc is None or not doc.busy:
-            break
-        await asyncio.sleep(0.02)
+    if doc is not None and doc.busy:
+        try:
+            await asyncio.wait_for(doc.settled.wait(), 20)
+        except asyncio.TimeoutError:
+            pass
     items = doc.published if doc is not None else []
     return types.RelatedFullDocumentDiagnosticReport(
         items=ls.protocol._converter.structure(items, list[types.Diagnostic])
