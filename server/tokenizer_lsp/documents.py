@@ -117,9 +117,14 @@ class OpenDocument:
         return found[0] if found else None
 
     def _serving(self) -> tuple[DocumentIndex, int | None] | None:
-        if self.index is not None and self.index.doc is not None and self.index.lookups_ready:
-            return self.index, self.indexed_version
-        if self.good is not None and self.good.lookups_ready:
+        idx = self.index
+        current = idx is not None and idx.doc is not None and idx.lookups_ready
+        good = self.good is not None and self.good.lookups_ready
+        # what broken JSON salvaged is partial: the last whole index, carried through the
+        # edits since, knows more (the tokens after the break too)
+        if current and not (good and idx.syntax_error is not None):
+            return idx, self.indexed_version
+        if good:
             return self.good, self.good_version
         return None
 

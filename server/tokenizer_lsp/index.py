@@ -198,28 +198,25 @@ class DocumentIndex:
             return
         self.doc = JsonDocument(self.data, obj, self.format, merges_span if self.format == "tokenizer.json" else None)
 
+    # ---- broken JSON: see formats/salvage.py ------------------------------------------
     def _broken_json(self, err: orjson.JSONDecodeError | None = None) -> None:
-        if err is None:  # found in the merges parsed apart: the whole file's error and position
-            try:
-                orjson.loads(self.data)
-                err = orjson.JSONDecodeError("model.merges is not an array", "", 0)
-            except orjson.JSONDecodeError as whole:
-                err = whole
-        self.format = "json"
-        self.doc = None
-        self.syntax_error = self._syntax_finding(err)
+        """json-syntax where the parser stopped, and what the intact parts still tell
+        (fragments, hovers, hints): the finding first, then the others in file order.
+        err None: met in the merges parsed apart (salvage re-parses the whole file)."""
+        from .formats.salvage import salvage
 
-    def _syntax_finding(self, err: orjson.JSONDecodeError) -> Finding:
-        # orjson reports a character index; findings are in UTF-8 byte offsets
-        text = self.data.decode("utf-8", "replace")
-        pos = min(max(err.pos, 0), len(text))
-        start = len(text[:pos].encode("utf-8"))
-        end = start + len(text[pos : pos + 1].encode("utf-8"))
-        if start >= len(self.data) and self.data:
-            start = max(0, len(self.data) - 1)
-            end = len(self.data)
-        reason = err.msg.split(": line ")[0] if isinstance(err.msg, str) else str(err)
-        return Finding("json-syntax", start, end, f"invalid JSON: {reason}")
+        found = salvage(self.data, err, self.path)  # never raises
+        self.format = "json"
+        self.doc = found.doc
+        self.syntax_error = found.error
+        self.salvaged = found  # what was recovered (vocab_complete, merges_recovered)
+        self.__dict__["findings"] = found.findings
+
+    def _syntax_finding(self, err: orjson.JSONDecodeError | None = None) -> Finding:
+        from .formats.salvage import syntax_finding
+
+        return syntax_finding(self.data, err)
+    # ---- end of broken JSON ------------------------------------------------------------
 
     @property
     def is_tokenizer(self) -> bool:
@@ -232,9 +229,8 @@ class DocumentIndex:
             try:
                 doc.load_merges()
             except orjson.JSONDecodeError:
-                self._broken_json()
-                self.__dict__["findings"] = [self.syntax_error]
-                return None
+                self._broken_json()  # salvages what it can: its document, or None
+                doc = self.doc
         return doc.vocab if doc is not None else None
 
     @cached_property
@@ -248,7 +244,7 @@ class DocumentIndex:
                 return self.doc.findings()
             except orjson.JSONDecodeError:  # in merges parsed apart from the rest
                 self._broken_json()
-                return [self.syntax_error]
+                return self.__dict__["findings"]  # json-syntax first, then what salvage found
 
     @cached_property
     def lines(self) -> LineIndex:

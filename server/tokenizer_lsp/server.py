@@ -227,7 +227,13 @@ class TokenizerServer(LanguageServer):
             self.publish(uri, diags, version)
         if idx is not base:
             self.vocabulary_changed(doc.path)
-        if idx.doc is not None:
+        if idx.doc is not None and idx.syntax_error is not None:
+            # salvaged from broken JSON: serves only when there is no whole index to map from
+            if doc.good is None:
+                await loop.run_in_executor(self.indexer, self._prepare_lookups, idx)
+                if self.docs.get(uri) is doc and self._client_supports("workspace.inlay_hint.refresh_support"):
+                    self.workspace_inlay_hint_refresh(None)
+        elif idx.doc is not None:
             await loop.run_in_executor(self.indexer, self._prepare_lookups, idx)
             doc.set_good(idx, version)  # until now hovers kept answering from the previous one
             # millions of acyclic objects: keep the collector from rescanning them (a
