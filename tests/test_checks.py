@@ -111,7 +111,10 @@ def test_json_syntax_position(tmp_path):
 def test_utf8_fragment_message(tmp_path):
     path = write(tmp_path, "vocab.json", json.dumps({"âĪ": 0, "a": 1}))
     (code, line, msg), = findings(path)
-    assert code == "utf8-fragment" and "E2 88" in msg and "first 2 of 3 bytes" in msg
+    assert code == "utf8-fragment" and "E2 88" in msg and "first 2 of 3 bytes" in msg and line == 0
+    path = write(tmp_path, "vocab.json", json.dumps({"a": 0, "âĪ": 1}, indent=2))
+    (code, line, msg), = findings(path)
+    assert (code, line) == ("utf8-fragment", 2)
 
 
 def test_merges_header(tmp_path):
@@ -119,8 +122,17 @@ def test_merges_header(tmp_path):
     path = write(tmp_path, "merges.txt", "a b\nĠ a\n")
     assert [(c, l) for c, l, _ in findings(path)] == [("merges-header", 0)]
     path = write(tmp_path, "merges.txt", "#version: 0.2\na b\nĠ a\nb x\n")
-    got = [(c, l) for c, l, _ in findings(path)]
-    assert got == [("merge-unknown-token", 3), ("merge-result-missing", 3)]
+    idx = index_file(str(path))
+    got = [(f.code, idx.lines.position(f.start), idx.lines.position(f.end)) for f in idx.findings]
+    # the whole merge has no result; its second part ("x", column 2) is the unknown token
+    assert got == [("merge-result-missing", (3, 0), (3, 3)), ("merge-unknown-token", (3, 2), (3, 3))]
+    # the first part, a BOM before the header, and a byte that is not UTF-8
+    path = tmp_path / "merges.txt"
+    path.write_bytes(b"\xef\xbb\xbf#version: 0.2\nzz a\na \xff\n")
+    idx = index_file(str(path))
+    got = [(f.code, idx.lines.position(f.start), idx.lines.position(f.end)) for f in idx.findings]
+    assert ("merge-unknown-token", (1, 0), (1, 2)) in got and not any(c == "merges-header" for c, *_ in got)
+    assert ("merge-malformed", (2, 2), (2, 3)) in got
 
 
 def test_merges_alone_reports_no_vocab_findings(tmp_path):
@@ -245,3 +257,44 @@ def test_console_entry_point_and_closed_pipe():
     proc.stdout.close()
     assert proc.wait(timeout=30) == 0 and b"byte-level" in first
     assert proc.stderr.read() == b""
+
+
+def test_malformed_merges_at_their_own_element(tmp_path):
+    obj = tokenizer(BASE)
+    obj["model"]["merges"] = [["a", "b"], ["a", "b", "c"], ["a", 7], "zz"]
+    text = json.dumps(obj, indent=2)
+    idx = index_file(str(write(tmp_path, "tokenizer.json", text)))
+    got = [(f.code, idx.lines.position(f.start)[0], f.message) for f in idx.findings]
+    lines = text.split("\n")
+    merges_line = line_of(text, '"merges"')
+    starts = [i for i, l in enumerate(lines) if i > merges_line and l.strip() in ("[", '"zz"')]
+    # each finding on its own element's first line (the 2nd, 3rd and 4th merge), in file order
+    assert [(c, l) for c, l, _ in got] == [("merge-malformed", l) for l in starts[1:]]
+    assert "3 parts" in got[0][2] and "not a string" in got[1][2] and "not a pair" in got[2][2]
+    obj["model"]["merges"] = ["a b", 7, "ab"]
+    text = json.dumps(obj, indent=2)
+    idx = index_file(str(write(tmp_path, "tokenizer.json", text)))
+    got = [(f.code, idx.lines.position(f.start)[0], f.message) for f in idx.findings]
+    assert [(c, l) for c, l, _ in got] == [("merge-malformed", line_of(text, " 7,")), ("merge-malformed", text.split("\n").index('      "ab"'))]
+    assert "is not a string" in got[0][2] and "no space" in got[1][2]
+
+
+def test_control_characters_are_escaped_in_messages(tmp_path):
+    vocab = {"a": 0, "b\n": 1, "c\u2028": 2}
+    obj = tokenizer(vocab, merges=[("a", "x\ty")], byte_level=False)
+    idx = index_file(str(write(tmp_path, "tokenizer.json", json.dumps(obj))))
+    msgs = [f.message for f in idx.findings]
+    assert msgs and all("\n" not in m and "\t" not in m and "\u2028" not in m for m in msgs)
+    assert any("x\\ty" in m for m in msgs)
+
+
+def test_tiktoken_duplicates_follow_tiktoken(tmp_path):
+    path = tmp_path / "a.tiktoken"
+    path.write_bytes(b"IQ== 0\nIg==\t1\nIw==  2\nIQ== 3\n")
+    idx = index_file(str(path))
+    got = [(f.code, idx.lines.position(f.start)) for f in idx.findings]
+    # tab and double space are what tiktoken's split() accepts; the repeated token keeps rank 3
+    assert ("duplicate-token", (3, 0)) in got and not any(c == "tiktoken-malformed" for c, _ in got)
+    assert idx.vocab.tokens["IQ=="] == 3 and "last" in next(f.message for f in idx.findings if f.code == "duplicate-token")
+    idx.prepare_lookups()
+    assert idx.token_at(idx.lines.offset(3, 1, "utf-16")).token == "IQ=="  # the repeated line still has its token

@@ -37,7 +37,7 @@ def test_each_merges_file_is_checked_against_its_own_vocabulary(tmp_path):
     lone.write_text("#version: 0.2\nĠ t\nĠ zzz\n", encoding="utf-8")
     code, rows, _ = check(encoder, lone)
     assert code == 1 and [(r["code"], r["range"]["start"]["line"]) for r in rows if r["path"] == str(lone)] == [
-        ("merge-unknown-token", 2), ("merge-result-missing", 2)]
+        ("merge-result-missing", 2), ("merge-unknown-token", 2)]
 
 
 @pytest.mark.parametrize("name,text", [
@@ -74,3 +74,12 @@ def test_binary_data_named_like_a_tokenizer_file_gets_one_finding(tmp_path):
         code, rows, _ = check(path)
         assert code == 1 and [r["code"] for r in rows] == [code_name]
         assert "binary" in rows[0]["message"] and rows[0]["range"]["start"] == {"line": 0, "character": 0}
+
+
+def test_decode_reports_a_break_in_merges_parsed_apart(tmp_path):
+    data = corpus_file("llama2/tokenizer.json").read_bytes()
+    cut = data.index(b'",', data.index(b'"merges"') + 50000)
+    (tmp_path / "tokenizer.json").write_bytes(data[:cut] + b'"' + data[cut:])
+    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "decode", str(tmp_path / "tokenizer.json")],
+                       capture_output=True, text=True)
+    assert p.returncode == 1 and "invalid JSON" in p.stderr and p.stdout == ""

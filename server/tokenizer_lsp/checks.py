@@ -7,6 +7,8 @@ forward pass, so only flagged tokens ever get located.
 
 from __future__ import annotations
 
+import json
+import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import chain, compress, count, groupby, islice, repeat
@@ -39,8 +41,16 @@ class PendingFinding:
     message: str
 
 
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "`": "\\`"}
+# what would break a one-line message or a code span: controls, line/paragraph separators
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\\\\`]")
+
+
 def _q(token: str) -> str:
-    return "`" + token.replace("`", "\\`") + "`" if len(token) < 80 else "`" + token[:77] + "...`"
+    """A token quoted for a message: one line, its invisible characters escaped."""
+    shown = token if len(token) < 80 else token[:77]
+    shown = _UNSAFE.sub(lambda m: _ESCAPES.get(m.group(), f"\\u{ord(m.group()):04X}"), shown)
+    return f"`{shown}`" if len(token) < 80 else f"`{shown}...`"
 
 
 def vocab_findings(v: Vocabulary, fragments: bool = True) -> list[PendingFinding]:
@@ -219,8 +229,7 @@ def _merge_findings_slow(v: Vocabulary, merges: list, base: int) -> list[Pending
     for rank, m in enumerate(merges, base):
         pair = split_merge(m, v.merges_as_pairs)
         if pair is None:
-            shape = "is not a pair of two strings" if v.merges_as_pairs else "does not split on one space into exactly two parts"
-            out.append(PendingFinding("merge-malformed", Ref("merge", rank), f"merge {rank} ({m!r}) {shape}"))
+            out.append(PendingFinding("merge-malformed", Ref("merge", rank), f"merge {rank} {_malformed(m, v.merges_as_pairs)}"))
             continue
         out.extend(_one_merge(v, rank, pair[0], pair[1], v.merge_result(*pair)))
     return out
@@ -241,3 +250,22 @@ def added_findings(v: Vocabulary, added_list: list[dict]) -> list[PendingFinding
                 "on load the vocabulary id wins",
             ))
     return out
+
+
+def _malformed(m, as_pairs: bool) -> str:
+    shown = _q(m) if isinstance(m, str) else _q(json.dumps(m, ensure_ascii=False))
+    one_space = "a merge is two tokens separated by one space"
+    if as_pairs:
+        if isinstance(m, list) and len(m) != 2:
+            return f"{shown} has {len(m)} parts; a merge is a pair of two tokens"
+        if isinstance(m, list):
+            return f"{shown} has a part that is not a string; a merge is a pair of two tokens"
+        return f"{shown} is not a pair of two tokens (a list of two strings)"
+    if not isinstance(m, str):
+        return f"{shown} is not a string; {one_space}, in one string"
+    spaces = m.count(" ")
+    if spaces == 0:
+        return f"{shown} has no space: {one_space}"
+    if "" in m.split(" "):
+        return f"{shown} has an empty part (a space at an end, or two spaces): {one_space}"
+    return f"{shown} has {spaces} spaces: {one_space}"

@@ -192,6 +192,7 @@ def _decode(args) -> int:
     if not idx.is_tokenizer:
         _err(f"{args.path}: {idx.not_tokenizer_reason}")
         return 2
+    _ = idx.vocab  # merges parsed apart: a syntax error there shows only now
     if idx.syntax_error is not None:
         f = idx.syntax_error
         line, col = idx.lines.position(f.start, "utf-32")

@@ -21,6 +21,7 @@ from .json_layout import (
     STRING,
     LiteralTable,
     Locator,
+    array_element_spans,
     count_in_windows,
     element_boundary,
     key_count_estimate,
@@ -151,6 +152,8 @@ def _parse_object_in_pieces(data: bytes, start: int, end: int) -> dict:
     for lo, hi in line_windows(data, start + 1, end - 1, 1 << 16):
         body = view[lo:hi].tobytes().rstrip()
         if body.endswith(b","):
+            if hi >= end - 1:  # a comma before the closing brace: orjson says where
+                return orjson.loads(view[start:end])
             body = body[:-1]
         try:
             part = orjson.loads(b"{" + body + b"}")
@@ -441,6 +444,13 @@ class JsonDocument:
                     elif spans is not None:
                         span = spans[part] if part is not None else (spans[0][0], spans[1][1])
                     out[i] = span or (self.merges_start, self.merges_start + 1)
+                # malformed merges (not two strings): found by their place in the array
+                lost = {refs[i].key for i in idxs if found.get(refs[i].key) is None}
+                if lost:
+                    where = array_element_spans(self.data, self.merges_start, lost)
+                    for i in idxs:
+                        if refs[i].key in where and found.get(refs[i].key) is None:
+                            out[i] = where[refs[i].key]
             elif kind == "added":
                 for i in idxs:
                     k = refs[i].key

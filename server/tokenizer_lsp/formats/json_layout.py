@@ -330,3 +330,43 @@ class ShiftedTable:
     @property
     def end(self) -> int:
         return self._fwd(self.base.end)
+
+
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{},]|[^\s\[\]{},"]+')
+
+
+def array_element_spans(data: bytes, start: int, wanted: set[int]) -> dict[int, tuple[int, int]]:
+    """Spans of the elements of the JSON array opening at `start` whose indices are in
+    `wanted` (any shape: for malformed merges, which the literal tables do not cover).
+    One regex pass up to the last wanted element."""
+    out: dict[int, tuple[int, int]] = {}
+    if not wanted:
+        return out
+    last = max(wanted)
+    depth, index, first, end = 0, 0, -1, -1
+    for m in _JSON_TOKEN.finditer(data, start):
+        c = data[m.start()]
+        if c in b"[{":
+            if depth == 1 and first < 0:
+                first = m.start()
+            depth += 1
+        elif c in b"]}":
+            depth -= 1
+            if depth == 1:
+                end = m.end()
+            elif depth == 0:
+                if first >= 0 and index in wanted:
+                    out[index] = (first, end)
+                break
+        elif c == 44:  # a comma
+            if depth == 1:
+                if first >= 0 and index in wanted:
+                    out[index] = (first, end)
+                index, first = index + 1, -1
+                if index > last:
+                    break
+        elif depth == 1:
+            if first < 0:
+                first = m.start()
+            end = m.end()
+    return out

@@ -79,9 +79,10 @@ class MergesDocument(LineDocument):
     def __init__(self, data: bytes, vocab: Vocabulary | None = None) -> None:
         super().__init__(data)
         self.external_vocab = vocab is not None
-        self.has_header = self.lines[0].startswith(b"#version") if self.lines else False
+        self.has_header = self.lines[0].lstrip(b"\xef\xbb\xbf").startswith(b"#version") if self.lines else False
         first = 1 if self.has_header else 0
         merges: list[str] = []
+        self.bad_utf8: dict[int, int] = {}  # line -> offset in it of the first invalid byte
         self.merge_lines: list[int] = []
         self.rank_of_line: dict[int, int] = {}
         for i in range(first, len(self.lines)):
@@ -90,7 +91,11 @@ class MergesDocument(LineDocument):
                 continue
             self.rank_of_line[i] = len(merges)
             self.merge_lines.append(i)
-            merges.append(raw.decode("utf-8", "replace"))
+            try:
+                merges.append(raw.rstrip(b"\r").decode("utf-8"))
+            except UnicodeDecodeError as e:
+                self.bad_utf8[i] = e.start
+                merges.append(raw.rstrip(b"\r").decode("utf-8", "replace"))
         self.vocab = Vocabulary(
             scheme=Scheme.BYTE_LEVEL,
             tokens=vocab.tokens if vocab else {},
@@ -110,11 +115,25 @@ class MergesDocument(LineDocument):
             pending = checks.merge_findings(self.vocab)
         else:
             pending = [p for p in checks.merge_findings(self.vocab) if p.code == "merge-malformed"]
+        for line, at in self.bad_utf8.items():
+            s = self.starts[line]
+            out.append(Finding("merge-malformed", s + at, s + at + 1,
+                               f"byte {self.lines[line][at]:02X} is not valid UTF-8: a merges file is UTF-8 text"))
         for p in pending:
             line = self.merge_lines[p.ref.key]
-            out.append(Finding(p.code, self.starts[line], self.starts[line] + len(self.lines[line]), p.message))
+            s, e = self._part_span(line, p.ref.part if p.code == "merge-unknown-token" else None)
+            out.append(Finding(p.code, s, e, p.message))
         out.sort(key=lambda f: f.start)
         return out
+
+    def _part_span(self, line: int, part: int | None) -> tuple[int, int]:
+        """The offending part of a merge line (its first or second token), else the line."""
+        raw = self.lines[line].rstrip(b"\r")
+        s = self.starts[line]
+        sep = raw.find(b" ")
+        if part is None or sep < 0:
+            return s, s + len(raw)
+        return (s, s + sep) if part == 0 else (s + sep + 1, s + len(raw))
 
     def merge_at(self, rank: int) -> tuple[str, str] | None:
         merges = self.vocab.merges or []
@@ -151,7 +170,7 @@ class TiktokenDocument(LineDocument):
             line = raw.rstrip(b"\r")
             if not line.strip():
                 continue
-            fields = line.split(b" ")
+            fields = line.split()  # as tiktoken's loader: any run of whitespace
             start = self.starts[i]
             problem = None
             if len(fields) != 2:
@@ -169,12 +188,15 @@ class TiktokenDocument(LineDocument):
                 continue
             token = b64.decode("ascii")
             r = int(rank)
+            b64_start = start + line.find(b64)
+            self.line_entry[i] = (token, r, b64_start)
             if token in tokens:
-                dup_spans.append((start, start + len(b64), token))
+                # tiktoken builds a dict: the last rank of a repeated token wins
+                dup_spans.append((b64_start, b64_start + len(b64), token))
+                tokens[token] = r
                 continue
             tokens[token] = r
             self.entry_line.append(i)
-            self.line_entry[i] = (token, r)
         self.vocab = Vocabulary(scheme=Scheme.RAW_BYTES, tokens=tokens)
         self._dups = dup_spans
 
@@ -196,9 +218,8 @@ class TiktokenDocument(LineDocument):
             if p.ref.kind == "span":
                 s, e = p.ref.key, p.ref.end
             elif p.ref.kind == "vocab":
-                line = self.entry_line[p.ref.key]
-                s = self.starts[line]
-                e = s + self.lines[line].find(b" ")
+                _, _, s = self.line_entry[self.entry_line[p.ref.key]]
+                e = s + len(self.vocab_key(p.ref.key))
             else:
                 s, e = 0, 0
             out.append(Finding(p.code, s, e, p.message))
@@ -209,6 +230,8 @@ class TiktokenDocument(LineDocument):
         entry = self.line_entry.get(i)
         if entry is None:
             return []
-        token, rank = entry
-        start = self.starts[i]
+        token, rank, start = entry
         return [TokenRef(start, start + len(token), "tiktoken", token, rank, None)]
+
+    def vocab_key(self, ordinal: int) -> str:
+        return self.line_entry[self.entry_line[ordinal]][0]
