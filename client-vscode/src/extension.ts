@@ -1,6 +1,8 @@
-// VS Code client of tokenizer-lsp: finds a Python that can import `tokenizer_lsp`, starts
-// `<python> -m tokenizer_lsp --stdio` through vscode-languageclient, and keeps the server's
-// settings (the `tokenizerLsp` section) in sync with VS Code's.
+// VS Code client of tokenizer-lsp: once a tokenizer file is open, finds a Python that can
+// import `tokenizer_lsp`, starts `<python> -m tokenizer_lsp --stdio` through
+// vscode-languageclient, and keeps the server's settings (the `tokenizerLsp` section) in sync
+// with VS Code's. The extension activates on every JSON file, but until a tokenizer file is
+// opened it starts nothing, checks nothing and says nothing.
 import * as vscode from 'vscode';
 import {
   CloseAction,
@@ -17,14 +19,25 @@ import {
   TransportKind,
   vsdiag,
 } from 'vscode-languageclient/node';
+import { isTokenizerDocument } from './detect';
 import { registerLargeFileNotice } from './largeFiles';
-import { describeCommand, onPythonInterpreterChanged, resolveServerCommand, ServerCommand } from './python';
+import {
+  describeCommand,
+  onPythonInterpreterChanged,
+  resolveServerCommand,
+  ServerCommand,
+  serverProcessOptions,
+} from './python';
+import { ServerLogChannel } from './serverLog';
 
 const CLIENT_ID = 'tokenizerLsp';
 const CLIENT_NAME = 'Tokenizer LSP';
 const SECTION = 'tokenizerLsp';
 
-/** Files the server understands; JSON is matched by language so every JSON file is attached. */
+/**
+ * Files the server is given once it runs. JSON is matched by language so that a tokenizer file
+ * with any name is served; the server answers nothing for other JSON.
+ */
 export const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'json' },
   { scheme: 'file', language: 'tiktoken' },
@@ -33,54 +46,83 @@ export const DOCUMENT_SELECTOR = [
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
+/** What the client is given as its output channel: the same channel, one timestamp a line. */
+let clientOutput: ServerLogChannel;
+/** Set once a tokenizer file has been opened (or a restart asked for): the server should run. */
+let wanted = false;
 /** Serialises start/stop/restart so two restarts never race. */
 let lifecycle: Promise<void> = Promise.resolve();
+let interpreterSubscription: vscode.Disposable | undefined;
+let extensionContext: vscode.ExtensionContext;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extensionContext = context;
   output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
-  context.subscriptions.push(output);
+  clientOutput = new ServerLogChannel(output);
+  context.subscriptions.push(output, { dispose: () => clientOutput.flush() });
 
   context.subscriptions.push(
-    vscode.commands.registerCommand('tokenizerLsp.restartServer', () =>
-      queue(async () => {
-        output.info('Restart requested.');
-        await stopClient();
-        await startClient();
-      }),
-    ),
+    vscode.commands.registerCommand('tokenizerLsp.restartServer', () => {
+      output.info('Restart requested.');
+      return restart();
+    }),
     vscode.commands.registerCommand('tokenizerLsp.showOutput', () => output.show(true)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       // Every other tokenizerLsp setting reaches the running server through
       // workspace/didChangeConfiguration (synchronize.configurationSection); only a new
       // server command needs a new process.
-      if (event.affectsConfiguration(`${SECTION}.server.command`)) {
+      if (event.affectsConfiguration(`${SECTION}.server.command`) && wanted) {
         output.info('tokenizerLsp.server.command changed: restarting the server.');
-        queue(async () => {
-          await stopClient();
-          await startClient();
-        });
+        void restart();
       }
     }),
+    vscode.workspace.onDidOpenTextDocument((doc) => considerDocument(doc)),
   );
 
   registerLargeFileNotice(context, output);
-  await queue(startClient);
+  for (const doc of vscode.workspace.textDocuments) {
+    considerDocument(doc);
+  }
+  if (!wanted) {
+    output.info('Activated; the server starts when a tokenizer file is opened.');
+  }
+}
 
-  // With no server command configured, follow the Python extension's interpreter choice.
-  if (vscode.extensions.getExtension('ms-python.python')) {
-    const subscription = await onPythonInterpreterChanged(output, () => {
-      const configured = vscode.workspace.getConfiguration(SECTION).get<unknown>('server.command');
-      if (Array.isArray(configured) ? configured.length === 0 : !configured) {
-        output.info('The Python interpreter changed: restarting the server.');
-        void queue(async () => {
-          await stopClient();
-          await startClient();
-        });
-      }
-    });
-    if (subscription) {
-      context.subscriptions.push(subscription);
+/** Starts the server the first time a tokenizer file is open; other files change nothing. */
+function considerDocument(doc: vscode.TextDocument): void {
+  if (wanted || !isTokenizerDocument(doc)) {
+    return;
+  }
+  wanted = true;
+  output.info(`${vscode.workspace.asRelativePath(doc.uri)} is a tokenizer file: starting the server.`);
+  void queue(startClient);
+}
+
+function restart(): Promise<void> {
+  wanted = true;
+  return queue(async () => {
+    await stopClient();
+    await startClient();
+  });
+}
+
+/** With no server command configured, follow the Python extension's interpreter choice. */
+async function followInterpreterChanges(): Promise<void> {
+  if (interpreterSubscription || !vscode.extensions.getExtension('ms-python.python')) {
+    return;
+  }
+  const subscription = await onPythonInterpreterChanged(output, () => {
+    const configured = vscode.workspace.getConfiguration(SECTION).get<unknown>('server.command');
+    if (wanted && (Array.isArray(configured) ? configured.length === 0 : !configured)) {
+      output.info('The Python interpreter changed: restarting the server.');
+      void restart();
     }
+  });
+  if (subscription && !interpreterSubscription) {
+    interpreterSubscription = subscription;
+    extensionContext.subscriptions.push(subscription);
+  } else {
+    subscription?.dispose();
   }
 }
 
@@ -103,20 +145,25 @@ function currentSettings(): Record<string, unknown> {
 
 async function startClient(): Promise<void> {
   shownStartError = false;
-  const resolved = await resolveServerCommand(output);
+  // the import check and the server run in the same folder with the same environment
+  const processOptions = serverProcessOptions();
+  const resolved = await resolveServerCommand(output, processOptions);
+  void followInterpreterChanges().catch((err) => output.warn(`Python extension: ${errorText(err)}`));
   if (!resolved.ok) {
-    output.error(resolved.message);
+    output.error(resolved.fix ? `${resolved.message} ${resolved.fix}` : resolved.message);
     showStartError(resolved.message, resolved.fix);
     return;
   }
   const command: ServerCommand = resolved.command;
-  output.info(`Starting server: ${describeCommand(command.argv)} --stdio (from ${command.source})`);
+  output.info(
+    `Starting server: ${describeCommand(command.argv)} --stdio (from ${command.source}; in ${processOptions.cwd})`,
+  );
 
   const serverOptions: ServerOptions = {
     command: command.argv[0],
     args: command.argv.slice(1),
     transport: TransportKind.stdio,
-    options: { env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8' } },
+    options: { cwd: processOptions.cwd, env: processOptions.env },
   };
 
   let ready = false;
@@ -124,7 +171,7 @@ async function startClient(): Promise<void> {
     documentSelector: DOCUMENT_SELECTOR,
     synchronize: { configurationSection: SECTION },
     initializationOptions: currentSettings(),
-    outputChannel: output,
+    outputChannel: clientOutput,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     errorHandler: new OneMessageErrorHandler(() => ready),
     middleware: {
@@ -182,6 +229,7 @@ async function stopClient(): Promise<void> {
   if (running) {
     try {
       await running.dispose(5000);
+      output.info('Server stopped.');
     } catch (err) {
       output.warn(`Stopping the server: ${errorText(err)}`);
     }
@@ -190,21 +238,31 @@ async function stopClient(): Promise<void> {
 
 let shownStartError = false;
 
-/** One error notification per start attempt, with the command that fixes it. */
+/**
+ * One error notification per start attempt, with the command that fixes it and buttons for the
+ * setting, another attempt (after installing the package: nothing watches for that) and the log.
+ */
 function showStartError(message: string, fix?: string): void {
   if (shownStartError) {
     return;
   }
   shownStartError = true;
-  const actions = ['Open Settings', 'Show Log'];
+  const openSettings = 'Open Settings';
+  const retry = 'Retry';
+  const showLog = 'Show Log';
   const text = fix ? `${message} ${fix}` : message;
-  void vscode.window.showErrorMessage(text, ...actions).then((choice) => {
-    if (choice === 'Open Settings') {
-      void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.server.command`);
-    } else if (choice === 'Show Log') {
-      output.show(true);
-    }
-  });
+  void Promise.resolve(vscode.window.showErrorMessage(text, openSettings, retry, showLog))
+    .then(async (choice) => {
+      if (choice === openSettings) {
+        await vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.server.command`);
+      } else if (choice === retry) {
+        output.info('Retry requested.');
+        await restart();
+      } else if (choice === showLog) {
+        output.show(true);
+      }
+    })
+    .catch((err) => output.error(`Handling the notification: ${errorText(err)}`));
 }
 
 /**

@@ -6,24 +6,20 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { isTokenizerDocument } from './detect';
 
 /** TextModel.LARGE_FILE_LINE_COUNT_THRESHOLD and LARGE_FILE_SIZE_THRESHOLD (characters) in VS Code. */
 export const LARGE_FILE_LINES = 300_000;
 export const LARGE_FILE_CHARS = 20 * 1024 * 1024;
 
 const NEVER_AGAIN_KEY = 'tokenizerLsp.largeFileNotice.neverShow';
-const TOKENIZER_JSON = /^(tokenizer\.json|.+\.tokenizer\.json|vocab\.json|encoder\.json)$/i;
-
-export function isTokenizerJsonName(fsPath: string): boolean {
-  return TOKENIZER_JSON.test(path.basename(fsPath));
-}
 
 export function registerLargeFileNotice(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
   const notified = new Set<string>();
 
   const consider = (editor: vscode.TextEditor | undefined): void => {
     const doc = editor?.document;
-    if (!doc || doc.uri.scheme !== 'file' || doc.languageId !== 'json' || !isTokenizerJsonName(doc.uri.fsPath)) {
+    if (!doc || doc.uri.scheme !== 'file' || doc.languageId !== 'json' || !isTokenizerDocument(doc)) {
       return;
     }
     if (context.globalState.get<boolean>(NEVER_AGAIN_KEY) || notified.has(doc.uri.toString())) {
@@ -53,13 +49,13 @@ export function registerLargeFileNotice(context: vscode.ExtensionContext, log: v
     log.info(`${name} is a large file for VS Code (${size}): inlay hints are not drawn while editor.largeFileOptimizations is on.`);
     const turnOff = 'Turn Off for JSON Files';
     const never = "Don't Show Again";
-    void vscode.window
+    void Promise.resolve(vscode.window
       .showInformationMessage(
         `Tokenizer LSP: ${name} has ${size}, so VS Code's large-file mode hides its inlay hints (decoded tokens). ` +
           'Turn off "editor.largeFileOptimizations" for JSON files and reopen the file to see them.',
         turnOff,
         never,
-      )
+      ))
       .then(async (choice) => {
         if (choice === turnOff) {
           await vscode.workspace
@@ -72,6 +68,9 @@ export function registerLargeFileNotice(context: vscode.ExtensionContext, log: v
         } else if (choice === never) {
           await context.globalState.update(NEVER_AGAIN_KEY, true);
         }
+      })
+      .catch((err: unknown) => {
+        log.error(`Large-file notice: ${err instanceof Error ? err.message : String(err)}`);
       });
   };
 

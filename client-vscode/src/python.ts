@@ -1,6 +1,7 @@
 // Which command starts the server: the `tokenizerLsp.server.command` setting, else the
 // interpreter selected in the Python extension (ms-python.python), else `python3`; and a
-// check, before anything is started, that this Python can import `tokenizer_lsp`.
+// check, before anything is started, that this Python can import `tokenizer_lsp`, run with the
+// same working directory and environment as the server itself (serverProcessOptions).
 import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -17,6 +18,27 @@ export interface ServerCommand {
 export type Resolution =
   | { ok: true; command: ServerCommand }
   | { ok: false; message: string; fix?: string };
+
+/** Where the server runs and the check runs: the first workspace folder, else the home folder. */
+export interface ProcessOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export function serverProcessOptions(): ProcessOptions {
+  const folder = firstWorkspaceFolder();
+  let cwd = os.homedir();
+  if (folder?.scheme === 'file') {
+    try {
+      if (fs.statSync(folder.fsPath).isDirectory()) {
+        cwd = folder.fsPath;
+      }
+    } catch {
+      /* gone: the home folder */
+    }
+  }
+  return { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8' } };
+}
 
 const MODULE = 'tokenizer_lsp';
 const PYTHON_EXTENSION = 'ms-python.python';
@@ -71,20 +93,27 @@ function firstWorkspaceFolder(): vscode.Uri | undefined {
 
 let pythonApi: Promise<PythonExtensionApi | undefined> | undefined;
 
-/** The Python extension's API when that extension is installed, activating it if needed. */
+/**
+ * The Python extension's API when that extension is installed, activating it if needed. Only a
+ * successful answer is kept: after a timeout or a failure the next call asks again.
+ */
 export function getPythonApi(log: vscode.LogOutputChannel): Promise<PythonExtensionApi | undefined> {
   if (!pythonApi) {
-    pythonApi = (async () => {
+    const asking: Promise<PythonExtensionApi | undefined> = (async () => {
       const extension = vscode.extensions.getExtension<PythonExtensionApi>(PYTHON_EXTENSION);
       if (!extension) {
         return undefined;
       }
       try {
         if (!extension.isActive) {
-          const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20_000));
+          let timer: NodeJS.Timeout | undefined;
+          const timeout = new Promise<undefined>((resolve) => {
+            timer = setTimeout(() => resolve(undefined), 20_000);
+          });
           const activated = await Promise.race([extension.activate(), timeout]);
+          clearTimeout(timer);
           if (activated === undefined) {
-            log.warn('The Python extension did not activate within 20 s; not using its interpreter.');
+            log.warn('The Python extension did not activate within 20 s; not using its interpreter this time.');
             return undefined;
           }
           return activated;
@@ -95,6 +124,12 @@ export function getPythonApi(log: vscode.LogOutputChannel): Promise<PythonExtens
         return undefined;
       }
     })();
+    pythonApi = asking;
+    void asking.then((api) => {
+      if (api === undefined && pythonApi === asking) {
+        pythonApi = undefined;
+      }
+    });
   }
   return pythonApi;
 }
@@ -132,13 +167,13 @@ async function pythonFromExtension(log: vscode.LogOutputChannel): Promise<string
   return undefined;
 }
 
-/** Runs `argv` and reports how it ended; never throws. */
-function run(argv: string[]): Promise<{ code: number | null; errno?: string; stderr: string }> {
+/** Runs `argv` (in the server's cwd and environment) and reports how it ended; never throws. */
+function run(argv: string[], options: ProcessOptions): Promise<{ code: number | null; errno?: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       argv[0],
       argv.slice(1),
-      { timeout: CHECK_TIMEOUT_MS, windowsHide: true, env: { ...process.env, PYTHONIOENCODING: 'utf-8' } },
+      { timeout: CHECK_TIMEOUT_MS, windowsHide: true, cwd: options.cwd, env: options.env },
       (error, _stdout, stderr) => {
         if (!error) {
           resolve({ code: 0, stderr: String(stderr) });
@@ -162,23 +197,64 @@ function lastLine(text: string): string {
   return lines.length > 0 ? lines[lines.length - 1] : '';
 }
 
+/** The repository clone open in the workspace, if any: then the install command names its path. */
+function cloneInWorkspace(): string | undefined {
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    if (folder.uri.scheme !== 'file') {
+      continue;
+    }
+    try {
+      const pyproject = fs.readFileSync(path.join(folder.uri.fsPath, 'pyproject.toml'), 'utf8');
+      if (/^name\s*=\s*["']tokenizer-lsp["']/m.test(pyproject)) {
+        return folder.uri.fsPath;
+      }
+    } catch {
+      /* not a clone */
+    }
+  }
+  return undefined;
+}
+
+/** The venv the install command creates, and the setting value that runs its server. */
+export function installCommand(): { shell: string; setting: string } {
+  const clone = cloneInWorkspace() ?? '/path/to/tokenizer-lsp';
+  const where = describeCommand([clone]);
+  if (process.platform === 'win32') {
+    const venv = '%USERPROFILE%\\.venvs\\tokenizer-lsp';
+    return {
+      shell: `python -m venv ${venv} && ${venv}\\Scripts\\pip install ${where}`,
+      setting: '["${userHome}/.venvs/tokenizer-lsp/Scripts/tokenizer-lsp.exe"]',
+    };
+  }
+  return {
+    shell: `python3 -m venv ~/.venvs/tokenizer-lsp && ~/.venvs/tokenizer-lsp/bin/pip install ${where}`,
+    setting: '["~/.venvs/tokenizer-lsp/bin/tokenizer-lsp"]',
+  };
+}
+
+/** How to get a working server: the package is not on PyPI, so from a clone into its own venv. */
+export function installFix(): string {
+  const { shell, setting } = installCommand();
+  return (
+    `tokenizer-lsp is not on PyPI: install it from a clone of its repository into a venv with \`${shell}\`, ` +
+    `then set "tokenizerLsp.server.command" to ${setting}.`
+  );
+}
+
 /** Checks that `python` (an argv prefix) can import tokenizer_lsp; undefined when it can. */
 export async function checkImportable(
   python: string[],
-  settingHint: boolean,
+  options: ProcessOptions,
 ): Promise<{ message: string; fix?: string } | undefined> {
   const shown = describeCommand(python);
-  const result = await run([...python, '-c', `import ${MODULE}`]);
+  const result = await run([...python, '-c', `import ${MODULE}`], options);
   if (result.code === 0) {
     return undefined;
   }
-  const setting = settingHint
-    ? ` or point "tokenizerLsp.server.command" at a Python that has it, e.g. ["/path/to/venv/bin/python", "-m", "${MODULE}"].`
-    : '.';
   if (result.errno === 'ENOENT' || result.errno === 'EACCES') {
     return {
       message: `Tokenizer LSP: cannot run Python: ${shown} (${result.errno === 'ENOENT' ? 'not found' : 'permission denied'}).`,
-      fix: `Install Python 3.10 or newer${settingHint ? ',' : ''}${setting}`,
+      fix: `Install Python 3.10 or newer. ${installFix()}`,
     };
   }
   if (result.errno === 'ETIMEDOUT') {
@@ -193,19 +269,17 @@ export async function checkImportable(
   if (/No module named ['"]?tokenizer_lsp['"]?/.test(result.stderr)) {
     return {
       message: `Tokenizer LSP: the Python package ${MODULE} is not installed for ${shown}.`,
-      fix:
-        `Install it with \`${shown} -m pip install tokenizer-lsp\` ` +
-        `(or from a checkout: \`${shown} -m pip install /path/to/tokenizer-lsp\`)${settingHint ? ',' : ''}${setting}`,
+      fix: installFix(),
     };
   }
   return {
     message: `Tokenizer LSP: \`${shown} -c "import ${MODULE}"\` failed: ${detail || `exit status ${result.code}`}.`,
-    fix: `Reinstall it with \`${shown} -m pip install --force-reinstall tokenizer-lsp\`${settingHint ? ',' : ''}${setting}`,
+    fix: `Reinstall it from a clone of the repository. ${installFix()}`,
   };
 }
 
-/** Whether `program` can be run: an executable path, or a name found on PATH. */
-export function isRunnable(program: string): boolean {
+/** Whether `program` can be run: an executable path (relative ones from `cwd`), or a name on PATH. */
+export function isRunnable(program: string, cwd: string): boolean {
   const canRun = (p: string): boolean => {
     try {
       fs.accessSync(p, process.platform === 'win32' ? fs.constants.F_OK : fs.constants.X_OK);
@@ -215,7 +289,7 @@ export function isRunnable(program: string): boolean {
     }
   };
   if (program.includes('/') || program.includes(path.sep)) {
-    return canRun(program);
+    return canRun(path.resolve(cwd, program));
   }
   const exts = process.platform === 'win32' ? (process.env.PATHEXT || '.EXE;.CMD;.BAT').split(';') : [''];
   return (process.env.PATH || '')
@@ -234,26 +308,28 @@ function moduleFlagIndex(argv: string[]): number {
   return -1;
 }
 
-export async function resolveServerCommand(log: vscode.LogOutputChannel): Promise<Resolution> {
+export async function resolveServerCommand(log: vscode.LogOutputChannel, options: ProcessOptions): Promise<Resolution> {
   const configured = configuredCommand();
   if (configured) {
     const source = 'setting tokenizerLsp.server.command';
     const at = moduleFlagIndex(configured);
     if (at > 0) {
-      const problem = await checkImportable(configured.slice(0, at), false);
+      const problem = await checkImportable(configured.slice(0, at), options);
       if (problem) {
         return {
           ok: false,
-          message: problem.message,
-          fix: `${problem.fix ?? ''} The command comes from the setting "tokenizerLsp.server.command".`.trim(),
+          message: `${problem.message.replace(/\.$/, '')} (from the setting "tokenizerLsp.server.command").`,
+          fix: problem.fix,
         };
       }
     }
-    if (at <= 0 && !isRunnable(configured[0])) {
+    if (at <= 0 && !isRunnable(configured[0], options.cwd)) {
       return {
         ok: false,
-        message: `Tokenizer LSP: cannot run ${describeCommand([configured[0]])}: not found or not executable.`,
-        fix: 'Fix the setting "tokenizerLsp.server.command", e.g. ["/path/to/venv/bin/python", "-m", "tokenizer_lsp"].',
+        message:
+          `Tokenizer LSP: cannot run ${describeCommand([configured[0]])} (from the setting "tokenizerLsp.server.command"): ` +
+          'not found or not executable.',
+        fix: installFix(),
       };
     }
     return { ok: true, command: { argv: configured, source } };
@@ -263,7 +339,7 @@ export async function resolveServerCommand(log: vscode.LogOutputChannel): Promis
   const python = fromExtension ?? [process.platform === 'win32' ? 'python' : 'python3'];
   const source = fromExtension ? 'the interpreter selected in the Python extension' : 'the default python3';
   log.info(`Using Python ${describeCommand(python)} (${source}).`);
-  const problem = await checkImportable(python, true);
+  const problem = await checkImportable(python, options);
   if (problem) {
     return { ok: false, ...problem };
   }

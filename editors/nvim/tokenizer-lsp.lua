@@ -37,12 +37,13 @@ local function add_filetypes()
       extension = { tiktoken = 'tiktoken' },
       filename = { ['merges.txt'] = 'bpemerges', ['vocab.bpe'] = 'bpemerges' },
     })
-  else -- 0.7: filetype.vim does the detection
+  else -- 0.7: filetype.vim does the detection, and its *.txt rule has already made
+    -- merges.txt 'text' when these run: set the filetype outright (setfiletype would keep 'text')
     vim.cmd([[
       augroup tokenizer_lsp_filetypes
         autocmd!
-        autocmd BufNewFile,BufRead *.tiktoken setfiletype tiktoken
-        autocmd BufNewFile,BufRead merges.txt,vocab.bpe setfiletype bpemerges
+        autocmd BufNewFile,BufRead *.tiktoken lua vim.bo.filetype = 'tiktoken'
+        autocmd BufNewFile,BufRead merges.txt,vocab.bpe lua vim.bo.filetype = 'bpemerges'
       augroup END
     ]])
   end

@@ -1,7 +1,8 @@
 " tokenizer-lsp for Vim 8.2+ / Vim 9 (or Neovim) through ALE 3.x.
 "
-" Copy to ~/.vim/plugin/tokenizer-lsp.vim.  ALE must be on 'runtimepath' first: with
-" Debian's vim-ale package put `packadd! ale` in ~/.vimrc.  Optional settings, in ~/.vimrc:
+" Copy to ~/.vim/plugin/tokenizer-lsp.vim.  ~/.vimrc needs `filetype plugin on` (ALE picks
+" linters by filetype) and ALE on 'runtimepath': with Debian's vim-ale package, `packadd! ale`.
+" Optional settings, in ~/.vimrc:
 "
 "   let g:tokenizer_lsp_executable = 'tokenizer-lsp'       " or a venv's python ...
 "   let g:tokenizer_lsp_command = '%e'                     " ... with '%e -m tokenizer_lsp'
@@ -19,10 +20,12 @@ if exists('g:loaded_tokenizer_lsp')
 endif
 let g:loaded_tokenizer_lsp = 1
 
+" `set filetype=`, not `setfiletype`: Vim's own *.txt rule has already made merges.txt 'text'
+" by the time this runs, and setfiletype never overrides a filetype set earlier.
 augroup tokenizer_lsp_filetypes
   autocmd!
-  autocmd BufNewFile,BufRead *.tiktoken setfiletype tiktoken
-  autocmd BufNewFile,BufRead merges.txt,vocab.bpe setfiletype bpemerges
+  autocmd BufNewFile,BufRead *.tiktoken set filetype=tiktoken
+  autocmd BufNewFile,BufRead merges.txt,vocab.bpe set filetype=bpemerges
 augroup END
 
 function! s:Root(buffer) abort

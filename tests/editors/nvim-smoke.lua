@@ -153,33 +153,41 @@ local ok, err = pcall(function()
     report('inlay hints enabled by the config (vim.lsp.inlay_hint.get)', got == text, tostring(got))
   end
 
-  -- 6. a merges file: the config's filetype, the same client, a merge hover
-  local merges = env('E2E_MERGES')
-  if merges and vim.fn.filereadable(merges) == 1 then
-    vim.cmd('edit ' .. vim.fn.fnameescape(merges))
-    local mbuf = vim.api.nvim_get_current_buf()
-    local attached
-    vim.wait(timeout, function()
-      for _, c in pairs(buf_clients(mbuf)) do
-        if c.name == 'tokenizer_lsp' then attached = c end
+  -- 6. merges files (vocab.bpe; merges.txt, which Neovim's own rules take for text): the
+  -- config's filetype, the same client, a merge hover
+  local merges_files = { env('E2E_MERGES') }
+  if env('E2E_MERGES_TXT') and env('E2E_MERGES_TXT') ~= env('E2E_MERGES') then
+    table.insert(merges_files, env('E2E_MERGES_TXT'))
+  end
+  for _, merges in ipairs(merges_files) do
+    if merges and vim.fn.filereadable(merges) == 1 then
+      vim.cmd('edit ' .. vim.fn.fnameescape(merges))
+      local mbuf = vim.api.nvim_get_current_buf()
+      local attached
+      vim.wait(timeout, function()
+        for _, c in pairs(buf_clients(mbuf)) do
+          if c.name == 'tokenizer_lsp' then attached = c end
+        end
+        return attached ~= nil
+      end, 100)
+      local first = vim.api.nvim_buf_get_lines(mbuf, 0, 1, false)[1] or ''
+      local line = first:sub(1, 1) == '#' and 1 or 0
+      local mvalue
+      if attached then
+        vim.wait(timeout, function()
+          local r = vim.lsp.buf_request_sync(mbuf, 'textDocument/hover',
+            { textDocument = { uri = vim.uri_from_bufnr(mbuf) }, position = { line = line, character = 0 } }, timeout)
+          for _, x in pairs(r or {}) do
+            if x.result and x.result.contents then mvalue = x.result.contents.value end
+          end
+          return mvalue ~= nil
+        end, 200)
       end
-      return attached ~= nil
-    end, 100)
-    local first = vim.api.nvim_buf_get_lines(mbuf, 0, 1, false)[1] or ''
-    local line = first:sub(1, 1) == '#' and 1 or 0
-    local mvalue
-    vim.wait(timeout, function()
-      local r = vim.lsp.buf_request_sync(mbuf, 'textDocument/hover',
-        { textDocument = { uri = vim.uri_from_bufnr(mbuf) }, position = { line = line, character = 0 } }, timeout)
-      for _, x in pairs(r or {}) do
-        if x.result and x.result.contents then mvalue = x.result.contents.value end
-      end
-      return mvalue ~= nil
-    end, 200)
-    report('merges file: filetype ' .. vim.bo[mbuf].filetype .. ', hover shows the merge',
-      attached ~= nil and vim.bo[mbuf].filetype == 'bpemerges' and type(mvalue) == 'string'
-        and mvalue:find('merge rank', 1, true) ~= nil,
-      (attached and ('client ' .. attached.id) or 'not attached') .. ': ' .. short(mvalue, 120))
+      report(vim.fn.fnamemodify(merges, ':t') .. ': filetype ' .. vim.bo[mbuf].filetype .. ', hover shows the merge',
+        attached ~= nil and vim.bo[mbuf].filetype == 'bpemerges' and type(mvalue) == 'string'
+          and mvalue:find('merge rank', 1, true) ~= nil,
+        (attached and ('client ' .. attached.id) or 'not attached') .. ': ' .. short(mvalue, 120))
+    end
   end
 end)
 if not ok then report('smoke test', false, 'error: ' .. tostring(err)) end

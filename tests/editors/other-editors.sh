@@ -30,6 +30,8 @@ if [[ "${E2E_SKIP_SETUP:-0}" != 1 ]]; then
   fi
 fi
 
+# merges.txt (Vim's and Neovim's own rules call *.txt text) with its vocab.json beside it
+export E2E_MERGES_TXT="$ROOT/examples/gpt2-style/merges.txt"
 if [[ -f "$CORPUS/gpt2-openai/encoder.json" ]]; then
   export E2E_FILE="$CORPUS/gpt2-openai/encoder.json" E2E_LITERAL='"\u0120the"' E2E_TEXT='␣the' \
     E2E_HEX='20 74 68 65' E2E_FRAGMENTS=344 E2E_MERGES="$CORPUS/gpt2-openai/vocab.bpe"
@@ -58,10 +60,15 @@ done
 
 vim_out="$ART/vim"
 mkdir -p "$vim_out"
-cmd=$(printf '%q ' env HOME="$ART" TERM=xterm-256color E2E_ARTIFACTS="$vim_out" E2E_FILE="$VIM_FILE" \
-  E2E_LITERAL="$VIM_LITERAL" E2E_TIMEOUT=60 vim -N -i NONE -u "$ROOT/tests/editors/vim-ale-smoke.vim")
+# Vim set up as the README says: ~/.vimrc and the plugin in ~/.vim/plugin/
+vim_home="$ART/vim-home"
+mkdir -p "$vim_home/.vim/plugin"
+printf '%s\n' 'filetype plugin on' 'packadd! ale' >"$vim_home/.vimrc"
+cp "$ROOT/editors/vim/tokenizer-lsp.vim" "$vim_home/.vim/plugin/"
+cmd=$(printf '%q ' env HOME="$vim_home" TERM=xterm-256color E2E_ARTIFACTS="$vim_out" E2E_FILE="$VIM_FILE" \
+  E2E_LITERAL="$VIM_LITERAL" E2E_TIMEOUT=120 vim -N -i NONE -S "$ROOT/tests/editors/vim-ale-smoke.vim")
 tmux -L "vim-smoke-$$" -f /dev/null new-session -d -s v -x 160 -y 40 "$cmd"
-for _ in $(seq 1 90); do
+for _ in $(seq 1 180); do
   sleep 1
   tmux -L "vim-smoke-$$" has-session -t v 2>/dev/null || break
 done

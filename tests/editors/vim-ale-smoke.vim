@@ -1,13 +1,12 @@
 " Vim + ALE smoke test of editors/vim/tokenizer-lsp.vim, run in a real terminal (tmux) by
-" tests/editors/other-editors.sh:
-"   vim -N -i NONE -u tests/editors/vim-ale-smoke.vim
+" tests/editors/other-editors.sh, with the setup the README gives: a ~/.vimrc holding
+" `filetype plugin on` and `packadd! ale`, and the plugin copied to ~/.vim/plugin/:
+"   HOME=<that home> vim -N -i NONE -S tests/editors/vim-ale-smoke.vim
 " Environment as for the Emacs test (E2E_REPO, TOKENIZER_LSP_PYTHON, E2E_FILE, E2E_LITERAL,
-" E2E_TEXT, E2E_HEX, E2E_ARTIFACTS).  Writes one line per check and "N passed, N failed" to
-" $E2E_ARTIFACTS/vim-results.txt, then quits.
-set nocompatible
+" E2E_TEXT, E2E_HEX, E2E_ARTIFACTS), and E2E_MERGES_TXT (a merges.txt with its vocab.json).
+" Writes one line per check and "N passed, N failed" to $E2E_ARTIFACTS/vim-results.txt, then
+" quits.
 set nomore shortmess+=F
-silent! packadd! ale
-filetype plugin on
 
 let s:art = empty($E2E_ARTIFACTS) ? $E2E_REPO . '/artifacts/vim' : $E2E_ARTIFACTS
 call mkdir(s:art, 'p')
@@ -25,7 +24,6 @@ let g:tokenizer_lsp_options = {'inlayHints': {'mode': 'all'},
 " (ALE shows every non-error LSP severity as W: 'error' proves the options reach the server)
 let g:ale_hover_to_preview = 1
 let g:ale_history_log_output = 1
-execute 'source ' . fnameescape($E2E_REPO . '/editors/vim/tokenizer-lsp.vim')
 
 function! s:Report(name, ok, detail) abort
   if a:ok | let s:passed += 1 | else | let s:failed += 1 | endif
@@ -69,37 +67,76 @@ function! s:Hover(tries) abort
     call s:Report('hover', 0, $E2E_LITERAL . ' not found')
     return s:Finish()
   endif
-  call cursor(l:pos[0], l:pos[1] + 2)
-  silent! pclose
-  ALEHover
-  let s:hover_tries = a:tries + 1
-  call timer_start(300, function('s:ReadHover'))
+  call s:AskHover([l:pos[0], l:pos[1] + 2], a:tries, function('s:HoverShown'))
 endfunction
 
-function! s:ReadHover(timer) abort
+" :ALEHover at `pos` until the preview window shows something (the first hover can come back
+" null while the server builds its tables), then `Done` gets the text and the tries.
+function! s:AskHover(pos, tries, Done) abort
+  call cursor(a:pos[0], a:pos[1])
+  silent! pclose
+  ALEHover
+  call timer_start(300, {-> s:ReadHover(a:pos, a:tries + 1, a:Done)})
+endfunction
+
+function! s:ReadHover(pos, tries, Done) abort
   let l:text = ''
   for l:w in range(1, winnr('$'))
     if getwinvar(l:w, '&previewwindow')
       let l:text = join(getbufline(winbufnr(l:w), 1, '$'), "\n")
     endif
   endfor
-  if empty(l:text) && s:hover_tries < 20 && reltimefloat(reltime()) < s:deadline
-    " the first hover can come back null while the server builds its tables: ask again
+  if empty(l:text) && a:tries < 20 && reltimefloat(reltime()) < s:deadline
     silent! wincmd p
-    return s:Hover(s:hover_tries)
+    return s:AskHover(a:pos, a:tries, a:Done)
   endif
-  call writefile(split(l:text, "\n"), s:art . '/vim-hover.txt')
+  call a:Done(l:text, a:tries)
+endfunction
+
+function! s:HoverShown(text, tries) abort
+  call writefile(split(a:text, "\n"), s:art . '/vim-hover.txt')
   call s:Report(printf(':ALEHover on %s shows %s and %s', $E2E_LITERAL, $E2E_TEXT, $E2E_HEX),
-  \ stridx(l:text, $E2E_TEXT) >= 0 && stridx(l:text, $E2E_HEX) >= 0,
-  \ s:Short(l:text) . (s:hover_tries > 1 ? printf(' (after %d :ALEHover)', s:hover_tries) : ''))
+  \ stridx(a:text, $E2E_TEXT) >= 0 && stridx(a:text, $E2E_HEX) >= 0,
+  \ s:Short(a:text) . (a:tries > 1 ? printf(' (after %d :ALEHover)', a:tries) : ''))
+  call s:Merges()
+endfunction
+
+" 3. merges.txt: Vim's own rules make *.txt 'text'; the plugin must make it bpemerges, and ALE
+" then runs the server on it (a merge hover)
+function! s:Merges() abort
+  if empty($E2E_MERGES_TXT)
+    return s:Finish()
+  endif
+  silent! pclose
+  execute 'edit ' . fnameescape($E2E_MERGES_TXT)
+  let s:merges_ft = &filetype
+  call s:Report('merges.txt gets filetype bpemerges', &filetype is# 'bpemerges', 'filetype ' . &filetype)
+  if &filetype isnot# 'bpemerges'
+    return s:Finish()
+  endif
+  let l:line = getline(1) =~# '^#' ? 2 : 1
+  call s:AskHover([l:line, 1], 0, function('s:MergeHoverShown'))
+endfunction
+
+function! s:MergeHoverShown(text, tries) abort
+  call writefile(split(a:text, "\n"), s:art . '/vim-merge-hover.txt')
+  call s:Report(':ALEHover on the first merge of merges.txt shows the merge',
+  \ stridx(a:text, 'merge rank 0') >= 0,
+  \ s:Short(a:text) . (a:tries > 1 ? printf(' (after %d :ALEHover)', a:tries) : ''))
   call s:Finish()
 endfunction
 
 function! s:Start() abort
   execute 'edit ' . fnameescape($E2E_FILE)
   let s:buf = bufnr('')
-  call add(s:lines, printf('vim %d.%d, filetype %s, file %s', v:version / 100, v:version % 100, &filetype, $E2E_FILE))
+  call add(s:lines, printf('vim %d.%d, filetype %s, file %s, ALE %s', v:version / 100, v:version % 100,
+  \ &filetype, $E2E_FILE, exists('g:loaded_ale') ? 'loaded' : 'NOT loaded'))
   call timer_start(200, function('s:WaitDiagnostics'))
 endfunction
 
-autocmd VimEnter * ++nested call s:Start()
+" -S runs this before VimEnter; be safe either way
+if v:vim_did_enter
+  call timer_start(10, {-> s:Start()})
+else
+  autocmd VimEnter * ++nested call s:Start()
+endif

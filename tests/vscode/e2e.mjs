@@ -5,11 +5,20 @@
 //      TOKENIZER_CORPUS (default ../shared/corpus), E2E_TRACE (default messages),
 //      CHROMIUM (default /usr/bin/chromium), E2E_KEEP_TMP=1 keeps the temp folder.
 //
-// Checks: 1 hover on a Ġ token, 2 inlay hints (through the large-file notice), 3 utf8-fragment
-// diagnostics, 4 nothing on a plain JSON file, 5 tiktoken/merges language modes and hints,
-// 6 a settings change without restart, 7 the restart command and output channel, 8 one clear
-// error for a Python without tokenizer_lsp, 9 one message for a server that exits at once,
-// 10 recovery after the server is killed. E2E_ONLY=name,name runs some of them.
+//      E2E_INSTALL=link: in the missing-module check, stand in for the install command from the
+//      error message with a symlink to TOKENIZER_LSP_PYTHON's venv (default: run the command,
+//      which pip-installs this repository into a new venv under the run's home; needs PyPI).
+//
+// Checks: 1 a plain JSON file opened first starts nothing and shows nothing (although the
+// configured Python lacks tokenizer_lsp), 2 one clear error for a Python without tokenizer_lsp
+// whose install command and setting, done as it says, work (Open Settings, Retry), 3 hover on a
+// Ġ token, 4 inlay hints (through the large-file notice), 5 utf8-fragment diagnostics at their
+// default severity (hint) and raised to warning, 6 nothing on a plain JSON file while the server
+// runs, 7 tiktoken/merges language modes, hints and a merge hover (vocab.bpe and merges.txt),
+// 8 a settings change without restart, 9 the restart command and the output channel with the
+// server's own log, 10 one message for a server that exits at once, 11 a relative server
+// command run from the workspace folder (import check and server alike), 12 recovery after the
+// server is killed. E2E_ONLY=name,name runs some of them; each check sets up what it needs.
 // Each check asserts on text a person sees, saves a screenshot in artifacts/vscode/ and prints
 // one line; the run ends with "N passed, N failed" and a non-zero exit status on a failure.
 import { spawn, execFileSync } from 'node:child_process';
@@ -83,8 +92,12 @@ const USER_DATA = path.join(TMP, 'user-data');
 const EXT_DIR = path.join(TMP, 'extensions');
 const WORKSPACE = path.join(TMP, 'workspace');
 const XDG = path.join(TMP, 'xdg');
+// code-server's (and so the extension's) home: `~` in tokenizerLsp.server.command means this
+const HOME = path.join(TMP, 'home');
+fs.mkdirSync(HOME, { recursive: true });
 const childEnv = {
   ...process.env,
+  HOME,
   XDG_CONFIG_HOME: path.join(XDG, 'config'),
   XDG_DATA_HOME: path.join(XDG, 'data'),
   XDG_CACHE_HOME: path.join(XDG, 'cache'),
@@ -97,11 +110,12 @@ const ws = buildWorkspace(WORKSPACE, ROOT, CORPUS);
 for (const n of ws.notes) log(n);
 
 const SETTINGS_FILE = path.join(USER_DATA, 'User', 'settings.json');
+/** The command that runs this checkout's server; checks that change it put it back. */
+const GOOD_COMMAND = [PYTHON, '-m', 'tokenizer_lsp'];
+/** `-S` skips site-packages, so this Python cannot import tokenizer_lsp. */
+const NO_MODULE_COMMAND = [PYTHON, '-S', '-m', 'tokenizer_lsp'];
 const baseSettings = {
-  'tokenizerLsp.server.command': [PYTHON, '-m', 'tokenizer_lsp'],
   'tokenizerLsp.trace.server': TRACE,
-  // Fragments are hints by default, which VS Code neither underlines nor lists in Problems.
-  'tokenizerLsp.diagnostics.severity': { 'utf8-fragment': 'warning' },
   // VS Code in a browser asks before opening files over 10 MB (qwen3's tokenizer.json is 11 MB).
   'workbench.editorLargeFileConfirmation': 1024,
   'editor.inlayHints.enabled': 'on',
@@ -132,9 +146,13 @@ function writeSettings(extra = {}) {
   } catch {
     /* first write, or not plain JSON */
   }
-  fs.writeFileSync(SETTINGS_FILE, JSON.stringify({ ...current, ...baseSettings, ...extra }, null, 2) + '\n');
+  const next = { ...current, ...baseSettings, ...extra };
+  for (const [k, v] of Object.entries(extra)) if (v === undefined) delete next[k];
+  fs.writeFileSync(SETTINGS_FILE, JSON.stringify(next, null, 2) + '\n');
 }
-writeSettings();
+// The run starts as a user without the package would: the Python it is pointed at cannot
+// import tokenizer_lsp. Opening a plain JSON file must not find that out (check 1).
+writeSettings({ 'tokenizerLsp.server.command': NO_MODULE_COMMAND });
 
 const csArgs = ['--user-data-dir', USER_DATA, '--extensions-dir', EXT_DIR];
 log(`installing ${path.basename(VSIX)} into code-server`);
@@ -341,13 +359,13 @@ async function hoverText() {
 }
 
 /**
- * Screen point of the character just inside `literal` (e.g. the `Ġ` of `"Ġt"`) on the first
- * visible line that contains it. Works however Monaco splits the line into spans (unicode
- * highlights, inlay hints).
+ * Screen point of the character just inside `literal` (e.g. the `Ġ` of `"Ġt"`; `inside` = 0 for
+ * its first character) on the first visible line that contains it. Works however Monaco splits
+ * the line into spans (unicode highlights, inlay hints).
  */
-async function literalPoint(literal) {
+async function literalPoint(literal, inside = 1) {
   return page.evaluate(
-    ({ selector, literal }) => {
+    ({ selector, literal, inside }) => {
       for (const line of document.querySelectorAll(`${selector} .view-line`)) {
         const text = line.textContent.replace(/\u00a0/g, ' ');
         const at = text.indexOf(literal);
@@ -356,7 +374,7 @@ async function literalPoint(literal) {
         let offset = 0;
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
           const len = node.textContent.length;
-          const want = at + 1; // first character inside the quotes
+          const want = at + inside; // first character inside the quotes
           if (want < offset + len) {
             const range = document.createRange();
             range.setStart(node, want - offset);
@@ -369,17 +387,17 @@ async function literalPoint(literal) {
       }
       return null;
     },
-    { selector: EDITOR_LINES, literal },
+    { selector: EDITOR_LINES, literal, inside },
   );
 }
 
 /** Moves the mouse onto `literal` until a hover containing every string of `want` shows. */
-async function hoverUntil(literal, want, timeoutMs) {
+async function hoverUntil(literal, want, timeoutMs, inside = 1) {
   let text = '';
   let point = null;
   const ok = await until(
     async () => {
-      point = await literalPoint(literal);
+      point = await literalPoint(literal, inside);
       if (!point) return false;
       await page.mouse.move(5, 5);
       await sleep(150);
@@ -479,6 +497,86 @@ function fail(msg) {
 }
 
 const { hover, fragment } = ws.tokenizer;
+const TOKENIZER_IS_LARGE = (() => {
+  const lineCount = fs.readFileSync(ws.tokenizer.file, 'utf8').split('\n').length;
+  return lineCount > 300_000 || fs.statSync(ws.tokenizer.file).size > 20 * 1024 * 1024;
+})();
+
+/** The decoded text as the server shows it (visible_text): a space is ␣, \n \t \r escaped. */
+function visibleText(text) {
+  return text.replace(/ /g, '␣').replace(/\n/g, '\\n').replace(/\t/g, '\\t').replace(/\r/g, '\\r');
+}
+
+const count = (re) => (extensionLog().match(re) || []).length;
+
+/** Whether, by the extension's log, the last thing that happened to the server is that it started. */
+function serverUp() {
+  const markers = extensionLog().match(
+    /Server started\.|Server restarted\.|Server stopped\.|Starting server:|stopped unexpectedly|\[error\] Tokenizer LSP:/g,
+  );
+  const last = markers?.at(-1);
+  return last === 'Server started.' || last === 'Server restarted.';
+}
+
+/**
+ * Changes user settings (a value of undefined removes the key) through the settings.json editor:
+ * once the window is up, VS Code does not notice settings.json written behind its back.
+ */
+async function updateSettings(changes) {
+  const current = currentSettings();
+  const next = { ...current, ...changes };
+  for (const [k, v] of Object.entries(changes)) if (v === undefined) delete next[k];
+  if (JSON.stringify(next) === JSON.stringify(current)) return false;
+  await editSettingsJson(next);
+  return true;
+}
+
+/** The server runs with GOOD_COMMAND and a tokenizer file is open (each check's starting point). */
+async function ensureServer() {
+  if (await updateSettings({ 'tokenizerLsp.server.command': GOOD_COMMAND })) {
+    log('set tokenizerLsp.server.command to the working command');
+    await sleep(1000);
+  }
+  await openFile(ws.tokenizer.rel);
+  const up = await until(serverUp, WAIT_SERVER_MS);
+  if (!up) fail(`the server is not running; extension log tail: ${JSON.stringify(extensionLog().slice(-800))}`);
+}
+
+/** VS Code's large-file mode off for JSON, as "Turn Off for JSON Files" does (check 4 tests that). */
+async function ensureLargeFileModeOff() {
+  if (!TOKENIZER_IS_LARGE) return;
+  const json = currentSettings()['[json]'] || {};
+  if (json['editor.largeFileOptimizations'] === false) return;
+  await updateSettings({ '[json]': { ...json, 'editor.largeFileOptimizations': false } });
+  await sleep(1000);
+  // an open model keeps the mode it was opened with
+  await runCommand('View: Close All Editors');
+  await sleep(1500);
+}
+
+/** Texts of the notifications: the toasts on screen and, opened for the purpose, the notification center. */
+async function notificationTexts() {
+  const toasts = await page.locator('.notification-toast').evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
+  await runCommand('Notifications: Show Notifications');
+  await sleep(500);
+  const center = await page
+    .locator('.notifications-center .notification-list-item')
+    .evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
+  await runCommand('Notifications: Hide Notifications');
+  return [...new Set([...toasts, ...center])];
+}
+
+async function clearNotifications() {
+  await runCommand('Notifications: Clear All Notifications');
+  await sleep(300);
+}
+
+/** Tokenizer LSP's error toasts (the large-file notice is information, not counted). */
+async function errorToasts() {
+  const toasts = page.locator('.notification-toast', { hasText: 'Tokenizer LSP' });
+  const texts = await toasts.evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
+  return texts.filter((t) => !/large-file|hides its inlay/.test(t));
+}
 
 async function main() {
   const ready = await until(async () => {
@@ -525,37 +623,149 @@ async function main() {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(WORKSPACE)}`);
   await page.locator('.monaco-workbench').waitFor({ timeout: 120_000 });
   await page.locator('.explorer-folders-view').waitFor({ timeout: 60_000 });
-  // The workspace holds tokenizer files, so the extension activates and starts the server.
-  const serverUp = await until(() => extensionLog().includes('Server started.'), 90_000);
-  if (!serverUp) fail(`the extension did not start the server within 90 s; its log: ${extensionLog().slice(-1500) || '(empty)'}`);
   await sleep(1000);
 
-  // 1. hover on a Ġ token of a real tokenizer.json
+  // 1. a plain JSON file opened first: the extension activates (onLanguage:json) but starts no
+  // server, checks no Python and shows nothing, although the Python it is set to lacks the package
+  await check('plain-json-first-silent', async () => {
+    if (extensionLog().includes('is a tokenizer file')) fail('a tokenizer file was opened before this check (it must run first)');
+    await openFile(ws.plain.rel, '"demo-app"');
+    const activated = await until(() => extensionLog().includes('Activated; the server starts when a tokenizer file is opened.'), 60_000);
+    if (!activated) fail(`the extension did not activate on ${ws.plain.rel}; its log: ${JSON.stringify(extensionLog().slice(-500))}`);
+    await sleep(6000); // a Python check and its error would be done by now
+    const notes = (await notificationTexts()).filter((t) => /Tokenizer LSP|tokenizer_lsp|tokenizer-lsp/i.test(t));
+    await shot('01a-plain-json-first');
+    if (notes.length) fail(`notifications after opening a plain JSON file: ${JSON.stringify(notes)}`);
+    const logText = extensionLog();
+    for (const bad of ['Using Python', 'Starting server:', 'not installed', '[error]']) {
+      if (logText.includes(bad)) fail(`the extension log has "${bad}" after opening only a plain JSON file: ${JSON.stringify(logText.slice(-600))}`);
+    }
+    // processes of this run: code-server's own process group (pytest elsewhere runs servers too)
+    const servers = execFileSync('ps', ['-eo', 'pgid=,args='], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => Number(l.split(/\s+/)[0]) === codeServer.pid && /-m tokenizer_lsp|\/bin\/tokenizer-lsp /.test(l));
+    if (servers.length) fail(`a server process runs: ${JSON.stringify(servers)}`);
+    return `the extension activated on ${ws.plain.rel} and logged only ${JSON.stringify(logText.trim().split('\n').map((l) => l.replace(/^\S+ \S+ /, '')))}; no notification, no Python check, no server process`;
+  });
+
+  // 2. a Python without tokenizer_lsp: one clear error with the command that fixes it; that
+  // command and the setting it names, done as the message says, give a running server
+  await check('missing-module-message', async () => {
+    await clearNotifications();
+    if (JSON.stringify(currentSettings()['tokenizerLsp.server.command']) !== JSON.stringify(NO_MODULE_COMMAND)) {
+      await editSettingsJson({ ...currentSettings(), 'tokenizerLsp.server.command': NO_MODULE_COMMAND });
+    }
+    const startsBefore = count(/Starting server:/g);
+    const errorsBefore = count(/\[error\] Tokenizer LSP:/g);
+    // the first tokenizer file starts the server (or, when one already ran, the setting restarted it)
+    await openFile(ws.tokenizer.rel);
+    const appeared = await until(async () => (await errorToasts()).some((t) => t.includes('not installed')), 60_000);
+    if (!appeared) fail(`no error notification about the missing package; toasts: ${JSON.stringify(await errorToasts())}`);
+    await sleep(5000); // anything else (retries, more errors) would show by now
+    const errors = await errorToasts();
+    await shot('02a-missing-module-error');
+    if (errors.length !== 1) fail(`expected exactly one error notification, saw ${errors.length}: ${JSON.stringify(errors)}`);
+    const message = errors[0];
+    const install = /`([^`]*-m venv [^`]*)`/.exec(message)?.[1];
+    const wantInstall = 'python3 -m venv ~/.venvs/tokenizer-lsp && ~/.venvs/tokenizer-lsp/bin/pip install /path/to/tokenizer-lsp';
+    if (install !== wantInstall) fail(`the message does not give the install command "${wantInstall}": ${JSON.stringify(message)}`);
+    const settingMatch = /"tokenizerLsp\.server\.command" to (\[[^\]]*\])/.exec(message);
+    if (!settingMatch || settingMatch[1] !== '["~/.venvs/tokenizer-lsp/bin/tokenizer-lsp"]') {
+      fail(`the message does not name the setting value ["~/.venvs/tokenizer-lsp/bin/tokenizer-lsp"]: ${JSON.stringify(message)}`);
+    }
+    for (const button of ['Open Settings', 'Retry', 'Show Log']) {
+      if (!message.includes(button)) fail(`the notification has no "${button}" button: ${JSON.stringify(message)}`);
+    }
+    if (count(/Starting server:/g) !== startsBefore) fail('the extension started a server anyway');
+    if (count(/\[error\] Tokenizer LSP:/g) !== errorsBefore + 1) fail('the log does not hold the error once');
+
+    // "Open Settings" shows the setting
+    await page.locator('.notification-toast', { hasText: 'not installed' }).locator('.monaco-button', { hasText: 'Open Settings' }).click();
+    const row = page.locator('.settings-editor .setting-item-contents[data-key="tokenizerLsp.server.command"]');
+    const shown = await row.waitFor({ timeout: 20_000 }).then(() => true, () => false);
+    await shot('02b-open-settings');
+    if (!shown) fail('"Open Settings" did not show the setting tokenizerLsp.server.command');
+    await runCommand('View: Close Editor');
+
+    // the setting from the message, before the package is there: one error, with Retry
+    const setting = JSON.parse(settingMatch[1]);
+    // (not "Clear All": the large-file notice for tokenizer.json, shown once, is check 4's)
+    await editSettingsJson({ ...currentSettings(), 'tokenizerLsp.server.command': setting });
+    const notFound = await until(async () => (await errorToasts()).find((t) => t.includes('cannot run') && t.includes(HOME)), 60_000);
+    if (!notFound) fail(`no error for the not yet installed ${setting[0]} (with ~ as ${HOME}); toasts: ${JSON.stringify(await errorToasts())}`);
+
+    // the install command, as a person runs it in a terminal (/path/to/tokenizer-lsp: this checkout)
+    const venv = path.join(HOME, '.venvs', 'tokenizer-lsp');
+    let how;
+    if (process.env.E2E_INSTALL === 'link') {
+      fs.mkdirSync(path.dirname(venv), { recursive: true });
+      fs.symlinkSync(path.dirname(path.dirname(PYTHON)), venv);
+      how = `linked ${venv} to ${path.dirname(path.dirname(PYTHON))} (E2E_INSTALL=link)`;
+    } else {
+      const command = install.replace('/path/to/tokenizer-lsp', ROOT);
+      const t0 = Date.now();
+      try {
+        const out = execFileSync('bash', ['-c', command], {
+          env: { ...process.env, HOME, PIP_DISABLE_PIP_VERSION_CHECK: '1' },
+          cwd: HOME,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+          timeout: 600_000,
+        });
+        fs.writeFileSync(path.join(ART, 'install-command.log'), `$ ${command}\n${out}`);
+      } catch (err) {
+        fs.writeFileSync(path.join(ART, 'install-command.log'), `$ ${command}\n${err.stdout || ''}\n${err.stderr || ''}`);
+        fail(`the install command from the message failed (artifacts/vscode/install-command.log): ${String(err.stderr || err.message).slice(-400)}`);
+      }
+      how = `ran "${command}" with HOME=${HOME} in ${((Date.now() - t0) / 1000).toFixed(0)} s`;
+    }
+    // nothing watches the venv: Retry on the notification starts the server
+    const startedBefore = count(/Server started\./g);
+    await page.locator('.notification-toast', { hasText: 'cannot run' }).locator('.monaco-button', { hasText: 'Retry' }).click();
+    const back = await until(() => count(/Server started\./g) > startedBefore, WAIT_SERVER_MS);
+    if (!back) fail(`Retry did not start the server; log tail: ${JSON.stringify(extensionLog().slice(-600))}`);
+    const startLine = extensionLog().split('\n').reverse().find((l) => l.includes('Starting server:')) || '';
+    if (!startLine.includes(`${venv}/bin/tokenizer-lsp --stdio`)) fail(`the server did not start from ${venv}/bin/tokenizer-lsp: ${JSON.stringify(startLine)}`);
+    await openFile(ws.tokenizer.rel);
+    await gotoLine(hover.line);
+    const { ok, text } = await hoverUntil(JSON.stringify(hover.token), [hover.hex], WAIT_SERVER_MS);
+    if (!ok) fail(`with the installed server the hover on ${JSON.stringify(hover.token)} shows ${JSON.stringify(text)}`);
+    await page.mouse.move(5, 5);
+    await updateSettings({ 'tokenizerLsp.server.command': GOOD_COMMAND });
+    return `one notification: ${JSON.stringify(message.slice(0, 420))}; Open Settings shows the setting; ${how}; the setting ${JSON.stringify(setting)} + Retry started ${JSON.stringify(startLine.replace(/^\S+ \S+ \[info\] /, '').slice(0, 160))} and the hover works`;
+  });
+  await page.keyboard.press('Escape');
+
+  // 3. hover on a Ġ token of a real tokenizer.json
   await check('hover-token', async () => {
-    await openFile(ws.tokenizer.rel, '"version"');
+    await ensureServer();
+    await openFile(ws.tokenizer.rel);
     await gotoLine(hover.line);
     const literal = JSON.stringify(hover.token);
-    const want = [hover.hex, String(hover.id)];
+    const shown = visibleText(hover.text);
+    const head = `${shown} — byte-level token, id ${hover.id}`;
+    const want = [head, `bytes: ${hover.hex}`, `stored as: ${hover.token}`];
     const { ok, text } = await hoverUntil(literal, want, WAIT_SERVER_MS);
-    if (!ok) fail(`hover on ${literal} (line ${hover.line}) should show ${want.map((w) => `"${w}"`).join(' and ')}; the hover showed: ${JSON.stringify(text || '(no hover)')}`);
-    const visibleText = hover.text.trim();
-    if (!text.includes(visibleText)) fail(`hover lacks the decoded text "${visibleText}": ${JSON.stringify(text)}`);
+    if (!ok) fail(`hover on ${literal} (line ${hover.line}) should show ${want.map((w) => JSON.stringify(w)).join(', ')}; it showed: ${JSON.stringify(text || '(no hover)')}`);
+    const first = text.split('\n').find((l) => l.trim() !== '') || '';
+    if (first.trim() !== head) fail(`the hover's first line is ${JSON.stringify(first)}, not ${JSON.stringify(head)}`);
     return `${ws.tokenizer.source}, ${literal} on line ${hover.line}: hover shows ${JSON.stringify(text.slice(0, 300))}`;
   });
   await page.mouse.move(5, 5);
   await page.keyboard.press('Escape');
 
-  // 2. inlay hints in the editor text. qwen3's tokenizer.json has 757k lines: VS Code's
+  // 4. inlay hints in the editor text. qwen3's tokenizer.json has 757k lines: VS Code's
   // large-file mode (over 300k lines or 20 MB) draws no inlay hints, and the extension says so
   // and offers to turn it off for JSON files; then the file is reopened.
   await check('inlay-hints', async () => {
+    await ensureServer();
     const literal = JSON.stringify(hover.token);
     const source = hover.source.trim();
-    const lineCount = fs.readFileSync(ws.tokenizer.file, 'utf8').split('\n').length;
-    const large = lineCount > 300_000 || fs.statSync(ws.tokenizer.file).size > 20 * 1024 * 1024;
+    const needsNotice = TOKENIZER_IS_LARGE && (currentSettings()['[json]'] || {})['editor.largeFileOptimizations'] !== false;
     await openFile(ws.tokenizer.rel);
     let noticeText = '';
-    if (large) {
+    if (needsNotice) {
       // The toast hides itself after a while; then it is in the notification center.
       let toast = page.locator('.notification-toast', { hasText: 'hides its inlay hints' }).first();
       await toast.waitFor({ timeout: 5_000 }).catch(() => {});
@@ -564,9 +774,9 @@ async function main() {
         toast = page.locator('.notifications-center .notification-list-item', { hasText: 'hides its inlay hints' }).first();
         await toast.waitFor({ timeout: 20_000 }).catch(() => {});
       }
-      if (!(await toast.count())) fail(`${ws.tokenizer.rel} (${lineCount} lines) is a large file for VS Code, but no notice about hidden inlay hints showed`);
+      if (!(await toast.count())) fail(`${ws.tokenizer.rel} is a large file for VS Code, but no notice about hidden inlay hints showed`);
       noticeText = norm(await toast.innerText()).replace(/\s+/g, ' ');
-      await shot('02a-large-file-notice');
+      await shot('04a-large-file-notice');
       await toast.locator('.monaco-button', { hasText: 'Turn Off for JSON Files' }).click();
       const written = await until(() => /"\[json\]"[\s\S]*"editor\.largeFileOptimizations": false/.test(fs.readFileSync(SETTINGS_FILE, 'utf8')), 10_000);
       if (!written) fail(`"Turn Off for JSON Files" did not write the [json] override: ${fs.readFileSync(SETTINGS_FILE, 'utf8')}`);
@@ -582,27 +792,48 @@ async function main() {
     }, WAIT_SERVER_MS);
     if (!ok) fail(`line ${hover.line} should show a hint after ${literal}; it reads ${JSON.stringify(line)} (file: ${JSON.stringify(source)})`);
     const label = /^"[^"]*"(.+?):/.exec(line.trim())[1].trim();
-    const letters = hover.text.replace(/\s/g, '');
-    if (!label.includes(letters)) fail(`hint after ${literal} is ${JSON.stringify(label)}, expected the decoded text (with "${letters}")`);
-    const notice = large ? `after the notice ${JSON.stringify(noticeText.slice(0, 160))} and "Turn Off for JSON Files" + reopen, ` : '';
+    const want = visibleText(hover.text);
+    if (label !== want) fail(`hint after ${literal} is ${JSON.stringify(label)}, not the decoded text ${JSON.stringify(want)}`);
+    const notice = needsNotice ? `after the notice ${JSON.stringify(noticeText.slice(0, 160))} and "Turn Off for JSON Files" + reopen, ` : '';
     return `${notice}line ${hover.line} renders as ${JSON.stringify(line.trim())} (hint ${JSON.stringify(label)}; file has ${JSON.stringify(source)})`;
   });
 
-  // 3. utf8-fragment diagnostics
+  // 5. utf8-fragment diagnostics: at their default severity (hint) VS Code draws faint dots
+  // and shows the finding in the hover, but not in Problems; raised to warning, they are
+  // squiggles and listed in Problems.
   await check('fragment-diagnostics', async () => {
+    await ensureServer();
+    const editorRoot = EDITOR_LINES.replace(' .view-lines', '');
+    const literal = JSON.stringify(fragment.token);
+    if (await updateSettings({ 'tokenizerLsp.diagnostics.severity': undefined })) await sleep(2000);
     await openFile(ws.tokenizer.rel);
     await gotoLine(fragment.line);
-    const squiggles = await until(async () => page.locator(`${EDITOR_LINES.replace(' .view-lines', '')} .squiggly-warning`).count(), WAIT_SERVER_MS);
+    const dots = await until(async () => page.locator(`${editorRoot} .squiggly-hint`).count(), WAIT_SERVER_MS);
+    if (!dots) fail(`no hint decorations (.squiggly-hint) near the fragment tokens at line ${fragment.line} with the default severity`);
+    const atDefault = await hoverUntil(literal, [fragment.hex, 'utf8-fragment'], 30_000);
+    if (!atDefault.ok) fail(`at the default severity the hover on the fragment ${literal} (line ${fragment.line}) should show the bytes ${fragment.hex} and the utf8-fragment finding; it showed ${JSON.stringify(atDefault.text)}`);
+    await page.mouse.move(5, 5);
+    await shot('05a-fragments-as-hints');
+    await openProblems();
+    await sleep(1000);
+    // (the server's summary diagnostic, information, is listed and names the code; a finding's
+    // own row ends in its source and code)
+    if (/tokenizer-lsp\s*\(?utf8-fragment\b/.test(await problemsText())) fail('Problems lists utf8-fragment hints (README says VS Code does not list hints)');
+    const defaultFinding = atDefault.text.split('\n').find((l) => /utf8-fragment/.test(l)) || '';
+
+    // raised to warning in the user settings (JSON), as the README says
+    await editSettingsJson({ ...currentSettings(), 'tokenizerLsp.diagnostics.severity': { 'utf8-fragment': 'warning' } });
+    await openFile(ws.tokenizer.rel);
+    await gotoLine(fragment.line);
+    const squiggles = await until(async () => page.locator(`${editorRoot} .squiggly-warning`).count(), WAIT_SERVER_MS);
     await openProblems();
     let problems = '';
     const listed = await until(async () => {
       problems = await problemsText();
-      return /utf8-fragment/.test(problems);
+      return /tokenizer-lsp\s*\(?utf8-fragment\b/.test(problems);
     }, 30_000);
     if (!listed) fail(`the Problems panel lists no utf8-fragment diagnostic (with severity set to warning); it shows ${JSON.stringify(problems.slice(0, 400))}; squiggles in view: ${squiggles || 0}`);
     if (!squiggles) fail('Problems lists utf8-fragment but no warning squiggle is drawn near the fragment tokens');
-    // the hover over the fragment token carries the message too
-    const literal = JSON.stringify(fragment.token);
     const { ok, text } = await hoverUntil(literal, [fragment.hex, 'utf8-fragment'], 20_000);
     if (!ok) fail(`hover on the fragment ${literal} (line ${fragment.line}) should show the bytes ${fragment.hex} and the utf8-fragment diagnostic; it showed ${JSON.stringify(text)}`);
     // Every finding once: the rows of the Problems list must not repeat.
@@ -610,13 +841,16 @@ async function main() {
     const dupes = rows.filter((r, i) => r && rows.indexOf(r) !== i);
     if (dupes.length) fail(`the Problems list shows findings twice, e.g. ${JSON.stringify(dupes[0])}`);
     const first = problems.split('\n').find((l) => /fragment|continuation|UTF-8/i.test(l)) || '';
-    return `${squiggles} warning squiggles in view; Problems: ${JSON.stringify(first.trim())}; hover on ${literal}: ${JSON.stringify(text.slice(0, 200))}`;
+    await updateSettings({ 'tokenizerLsp.diagnostics.severity': undefined });
+    return `default (hint): ${dots} hint decorations in view, hover ${JSON.stringify(defaultFinding.trim().slice(0, 120))}, not in Problems; as warning: ${squiggles} warning squiggles in view; Problems: ${JSON.stringify(first.trim())}`;
   });
   await page.mouse.move(5, 5);
   await page.keyboard.press('Escape');
 
-  // 4. a plain JSON file gets nothing
+  // 6. a plain JSON file gets nothing while the server runs (it is attached to every JSON file)
   await check('plain-json-untouched', async () => {
+    await ensureServer();
+    await clearNotifications();
     await openFile(ws.plain.rel, '"demo-app"');
     await sleep(4000); // longer than the debounce; the server has answered for the open file by now
     const text = await editorText();
@@ -633,13 +867,16 @@ async function main() {
     if (problems.includes(path.basename(ws.plain.rel))) fail(`Problems lists ${path.basename(ws.plain.rel)}: ${JSON.stringify(problems.slice(0, 400))}`);
     const squiggles = await page.locator(`${EDITOR_LINES.replace(' .view-lines', '')} [class*="squiggly-"]`).count();
     if (squiggles) fail(`${squiggles} squiggles drawn in ${ws.plain.rel}`);
-    return `no hints, no token hover (${hoverShown ? JSON.stringify(hoverShown.slice(0, 80)) : 'no hover at all'}), no problems, no squiggles`;
+    const notes = (await errorToasts()).filter((t) => !/large-file|hides its inlay/.test(t));
+    if (notes.length) fail(`notifications: ${JSON.stringify(notes)}`);
+    return `no hints, no token hover (${hoverShown ? JSON.stringify(hoverShown.slice(0, 80)) : 'no hover at all'}), no problems, no squiggles, no notification`;
   });
   await page.mouse.move(5, 5);
   await page.keyboard.press('Escape');
 
-  // 5. language ids of .tiktoken and merges files, with their inlay hints
+  // 7. language ids of .tiktoken and merges files (vocab.bpe and merges.txt), hints, a merge hover
   await check('tiktoken-and-merges-languages', async () => {
+    await ensureServer();
     const mode = async () => norm(await page.locator('[id="status.editor.mode"]').innerText()).trim();
     await openFile(ws.tiktoken.rel, ws.tiktoken.lines[0].split(' ')[0]);
     const tikMode = await until(async () => (await mode()) === 'tiktoken' && 'tiktoken', 10_000);
@@ -651,7 +888,7 @@ async function main() {
       return tikLine && tikLine.trim() !== ws.tiktoken.lines[0].trim();
     }, WAIT_SERVER_MS);
     if (!tikHint) fail(`no inlay hint on line 1 of ${ws.tiktoken.rel}: it reads ${JSON.stringify(tikLine)}`);
-    await shot('05a-tiktoken');
+    await shot('07a-tiktoken');
 
     await openFile(ws.merges.rel, '#version');
     const mergesMode = await until(async () => (await mode()) === 'BPE merges' && 'BPE merges', 10_000);
@@ -662,12 +899,29 @@ async function main() {
       return mergeLine && mergeLine.trim() !== ws.merges.lines[1].trim();
     }, WAIT_SERVER_MS);
     if (!mergeHint) fail(`no inlay hint on the merge ${JSON.stringify(ws.merges.lines[1])}: it reads ${JSON.stringify(mergeLine)}`);
-    return `tiktoken: mode "tiktoken", line 1 ${JSON.stringify(tikLine.trim())}; merges: mode "BPE merges", line 2 ${JSON.stringify(mergeLine.trim())}`;
-  });
 
-  // 6. a settings change reaches the running server (no restart)
+    // merges.txt (a name Vim and others take for plain text) with its vocab.json beside it
+    const mh = ws.mergesTxt.hover;
+    await openFile(ws.mergesTxt.rel, '#version');
+    const txtMode = await until(async () => (await mode()) === 'BPE merges' && 'BPE merges', 10_000);
+    if (!txtMode) fail(`language mode of ${ws.mergesTxt.rel} is ${JSON.stringify(await mode())}, not "BPE merges"`);
+    await gotoLine(mh.line);
+    const want = `merge rank ${mh.rank}: ${mh.left} + ${mh.right} → ${mh.left}${mh.right}`;
+    const { ok, text } = await hoverUntil(mh.text, [want], WAIT_SERVER_MS, 0);
+    if (!ok) fail(`hover on "${mh.left}" of the merge "${mh.text}" (line ${mh.line} of ${ws.mergesTxt.rel}) should show ${JSON.stringify(want)}; it showed ${JSON.stringify(text)}`);
+    await shot('07b-merges-txt-hover');
+    await page.mouse.move(5, 5);
+    return `tiktoken: mode "tiktoken", line 1 ${JSON.stringify(tikLine.trim())}; vocab.bpe: mode "BPE merges", line 2 ${JSON.stringify(mergeLine.trim())}; merges.txt: mode "BPE merges", hover on "${mh.text}" shows ${JSON.stringify(text.replace(/\n+/g, ' | ').slice(0, 200))}`;
+  });
+  await page.keyboard.press('Escape');
+
+  // 8. a settings change reaches the running server (no restart), both ways
   await check('settings-live-update', async () => {
-    const startsBefore = (extensionLog().match(/Starting server:/g) || []).length;
+    await ensureLargeFileModeOff();
+    if (await updateSettings({ 'tokenizerLsp.inlayHints.mode': undefined })) await sleep(1000);
+    await ensureServer();
+    const startsBefore = count(/Starting server:/g);
+    const configBefore = count(/Sending notification 'workspace\/didChangeConfiguration'/g);
     await openFile(ws.tokenizer.rel);
     await gotoLine(hover.line);
     const literal = JSON.stringify(hover.token);
@@ -675,7 +929,7 @@ async function main() {
       const l = await renderedLine(literal);
       return l && l.trim() !== hover.source.trim();
     }, WAIT_SERVER_MS);
-    if (!hinted) fail('no hint to start from');
+    if (!hinted) fail(`no hint to start from on line ${hover.line}`);
     await setEnumSetting('tokenizerLsp.inlayHints.mode', 'off');
     await until(async () => (await page.locator('.part.editor .editor-group-container.active .tab.active').innerText()).includes('tokenizer.json'), 10_000);
     await gotoLine(hover.line);
@@ -695,19 +949,37 @@ async function main() {
       if (goneAfterScroll) fail('hints went away only after scrolling: the server did not send workspace/inlayHint/refresh after the settings change');
       fail(`after setting tokenizerLsp.inlayHints.mode to "off", line ${hover.line} still reads ${JSON.stringify(line)}`);
     }
-    const log1 = extensionLog();
-    const startsAfter = (log1.match(/Starting server:/g) || []).length;
+    const offLine = line.trim();
+    // back to the default: the setting removed in settings.json
+    await updateSettings({ 'tokenizerLsp.inlayHints.mode': undefined });
+    await gotoLine(hover.line);
+    const back = await until(async () => {
+      line = await renderedLine(literal);
+      return line && line.trim() !== hover.source.trim();
+    }, 30_000);
+    if (!back) fail(`after removing tokenizerLsp.inlayHints.mode again (default "all"), line ${hover.line} reads ${JSON.stringify(line)}`);
+    const startsAfter = count(/Starting server:/g);
     if (startsAfter !== startsBefore) fail(`the server was restarted (${startsBefore} -> ${startsAfter} starts)`);
-    if (!log1.includes("Sending notification 'workspace/didChangeConfiguration'") && TRACE !== 'off') fail('no workspace/didChangeConfiguration in the LSP trace');
-    return `with mode "off" (set in the Settings editor) line ${hover.line} reads ${JSON.stringify(line.trim())}, server not restarted`;
+    if (TRACE !== 'off' && count(/Sending notification 'workspace\/didChangeConfiguration'/g) < configBefore + 2) fail('no workspace/didChangeConfiguration in the LSP trace for each change');
+    return `with mode "off" (set in the Settings editor) line ${hover.line} reads ${JSON.stringify(offLine)}, with the default "all" again ${JSON.stringify(line.trim())}; server not restarted`;
   });
 
-  // 7. "Tokenizer LSP: Restart server" and the "Tokenizer LSP" output channel
+  // 9. "Tokenizer LSP: Restart server" and the "Tokenizer LSP" output channel, which holds the
+  // server's own log, one timestamp a line and no blank lines
   await check('restart-command-and-log', async () => {
-    const before = (extensionLog().match(/Server started\./g) || []).length;
+    await ensureServer();
+    const before = count(/Server started\./g);
+    const startsBefore = count(/Starting server:/g);
+    const OPEN_LINE = `tokenizer_lsp: open ${path.basename(ws.tokenizer.rel)}`;
+    const opensBefore = extensionLog().split(OPEN_LINE).length;
     await runCommand('Tokenizer LSP: Restart server');
-    const restarted = await until(() => (extensionLog().match(/Server started\./g) || []).length > before, 60_000);
+    const restarted = await until(() => count(/Server started\./g) > before, 60_000);
     if (!restarted) fail(`no new "Server started." in the extension log after the restart command`);
+    // the restarted server logs the documents the client opens in it again
+    const logged = await until(() => extensionLog().split(OPEN_LINE).length > opensBefore, 30_000);
+    if (!logged) fail(`the restarted server's own log line "${OPEN_LINE} ..." is not in the channel`);
+    const lastOpen = extensionLog().split('\n').reverse().find((l) => l.includes(OPEN_LINE));
+    if (count(/Starting server:/g) !== startsBefore + 1) fail(`the restart started ${count(/Starting server:/g) - startsBefore} servers`);
     await runCommand('Tokenizer LSP: Show server log');
     const outputText = async () => norm(await page.locator('.part.panel .monaco-editor .view-lines').first().innerText());
     // The channel is long (LSP trace); filter it like a person would.
@@ -724,70 +996,92 @@ async function main() {
       return (out.match(/Starting server:/g) || []).length >= 2;
     }, 20_000);
     if (!shown) fail(`the "Tokenizer LSP" output does not show the restart: ${JSON.stringify(out.slice(-400))}`);
+    const startLine = out.split('\n').reverse().find((l) => l.includes('Starting server:')) || '';
+    // the server's own log: it logs each document it opens (the restart re-opens tokenizer.json)
+    await filter.fill(OPEN_LINE);
+    let serverOut = '';
+    const serverLine = await until(async () => {
+      serverOut = await outputText();
+      return serverOut.split('\n').find((l) => l.trim() === lastOpen.trim());
+    }, 30_000);
+    await shot('09a-output-channel');
+    await filter.fill('');
+    if (!serverLine) fail(`the "Tokenizer LSP" output does not show the restarted server's ${JSON.stringify(lastOpen)}: ${JSON.stringify(serverOut.slice(-400))}`);
+    const stamps = (l) => (l.match(/\d\d:\d\d:\d\d/g) || []).length;
+    if (stamps(serverLine) !== 1) fail(`the server's line has ${stamps(serverLine)} timestamps: ${JSON.stringify(serverLine)}`);
+    // the whole channel: one timestamp per entry, no blank entries
+    const logLines = extensionLog().split('\n').filter((l, i, all) => i < all.length - 1 || l !== '');
+    const blank = logLines.filter((l) => l.trim() === '' || /^\S+ \S+ \[\w+\]\s*$/.test(l));
+    if (blank.length) fail(`the output channel has ${blank.length} blank lines`);
+    const doubled = logLines.filter((l) => /^\S+ \S+ \[\w+\] (\[(Trace|Info|Warn|Error|Debug|LSP)\s*- |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)/.test(l));
+    if (doubled.length) fail(`${doubled.length} lines of the output channel carry a second timestamp, e.g. ${JSON.stringify(doubled[0])}`);
     // the restarted server answers
     await openFile(ws.tokenizer.rel);
     await gotoLine(hover.line);
     const { ok, text } = await hoverUntil(JSON.stringify(hover.token), [hover.hex], WAIT_SERVER_MS);
     if (!ok) fail(`after the restart the hover on ${JSON.stringify(hover.token)} shows ${JSON.stringify(text)}`);
-    await shot('07a-output-channel');
-    await filter.fill('');
-    const startLine = out.split('\n').reverse().find((l) => l.includes('Starting server:')) || '';
-    return `output channel shows ${JSON.stringify(startLine.trim().slice(0, 200))}; hover works after the restart`;
+    return `output channel shows ${JSON.stringify(startLine.trim().slice(0, 160))} and the server's ${JSON.stringify(serverLine.trim())}; ${logLines.length} log lines, none blank or with two timestamps; hover works after the restart`;
   });
   await page.mouse.move(5, 5);
   await page.keyboard.press('Escape');
 
-  // 8. a Python without tokenizer_lsp: one clear error with the fix, then recovery
-  await check('missing-module-message', async () => {
-    await runCommand('Notifications: Clear All Notifications');
-    const good = currentSettings();
-    const startsBefore = (extensionLog().match(/Starting server:/g) || []).length;
-    // `-S` skips site-packages, so this Python cannot import tokenizer_lsp
-    await editSettingsJson({ ...good, 'tokenizerLsp.server.command': [PYTHON, '-S', '-m', 'tokenizer_lsp'] });
-    const toasts = page.locator('.notification-toast', { hasText: 'Tokenizer LSP' });
-    const appeared = await until(async () => (await toasts.count()) > 0 && (await toasts.first().innerText()).includes('not installed'), 60_000);
-    let texts = await toasts.evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
-    if (!appeared) fail(`no error notification about the missing package; toasts: ${JSON.stringify(texts)}`);
-    await sleep(5000); // anything else (retries, more errors) would show by now
-    texts = await toasts.evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
-    const errors = texts.filter((t) => /Tokenizer LSP/.test(t) && !/large-file|hides its inlay/.test(t));
-    await shot('08a-missing-module-error');
-    if (errors.length !== 1) fail(`expected exactly one error notification, saw ${errors.length}: ${JSON.stringify(errors)}`);
-    const fix = `${PYTHON} -S -m pip install tokenizer-lsp`;
-    if (!errors[0].includes(fix)) fail(`the message does not give the fix "${fix}": ${JSON.stringify(errors[0])}`);
-    const started = (extensionLog().match(/Starting server:/g) || []).length;
-    if (started !== startsBefore) fail(`the extension started a server anyway (${started - startsBefore} starts)`);
-    // put the working command back: the server starts again without reloading the window
-    await editSettingsJson(good);
-    const back = await until(() => (extensionLog().match(/Starting server:/g) || []).length > startsBefore, 60_000);
-    if (!back) fail('the server did not start again after the setting was fixed');
-    return `one notification: ${JSON.stringify(errors[0].slice(0, 300))}; fixed setting restarts the server`;
-  });
-
-  // 9. a server that dies at once: the client gives up after a few tries, with one message
+  // 10. a server that dies at once: the client gives up after a few tries, with one message
   await check('crashing-server-one-message', async () => {
-    await runCommand('Notifications: Clear All Notifications');
+    await ensureServer();
+    await clearNotifications();
     const good = currentSettings();
-    const startsBefore = (extensionLog().match(/Starting server:/g) || []).length;
+    const startsBefore = count(/Starting server:/g);
     // a runnable program that exits at once instead of speaking LSP
     await editSettingsJson({ ...good, 'tokenizerLsp.server.command': [PYTHON, '-c', 'import sys; sys.exit(3)'] });
     const toasts = page.locator('.notification-toast');
     const appeared = await until(async () => (await toasts.count()) > 0 && /Tokenizer LSP/.test(await toasts.first().innerText()), 60_000);
     await sleep(8000); // retries and any further messages would show by now
     const texts = await toasts.evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
-    await shot('09a-crashing-server');
+    await shot('10a-crashing-server');
     const ours = texts.filter((t) => /Tokenizer LSP|tokenizerLsp|tokenizer-lsp/i.test(t) && !/large-file|hides its inlay/.test(t));
-    const starts = (extensionLog().match(/Starting server:/g) || []).length - startsBefore;
+    const starts = count(/Starting server:/g) - startsBefore;
     if (!appeared || ours.length !== 1) fail(`expected one notification, saw ${ours.length}: ${JSON.stringify(ours)} (server starts: ${starts})`);
     await editSettingsJson(good);
-    const back = await until(() => extensionLog().split('Starting server:').pop().includes('Server started.'), 60_000);
+    const back = await until(serverUp, 60_000);
     if (!back) fail('the server did not start again after the setting was fixed');
     return `${starts} start attempt(s), one notification: ${JSON.stringify(ours[0].slice(0, 250))}`;
   });
 
-  // 10. the server dies while in use: the client starts it again by itself
+  // 11. a relative server command is run from the workspace folder, by the import check as by
+  // the server itself (code-server's own folder holds no such path)
+  await check('relative-command-cwd', async () => {
+    await ensureServer();
+    const link = path.join(WORKSPACE, '.e2e-venv');
+    if (!fs.existsSync(link)) fs.symlinkSync(path.dirname(path.dirname(PYTHON)), link);
+    const command = ['.e2e-venv/bin/python', '-m', 'tokenizer_lsp'];
+    await clearNotifications();
+    const startedBefore = count(/Server started\./g);
+    const errorsBefore = count(/\[error\] Tokenizer LSP:/g);
+    await updateSettings({ 'tokenizerLsp.server.command': command });
+    await until(() => count(/Server started\./g) > startedBefore || count(/\[error\] Tokenizer LSP:/g) > errorsBefore, WAIT_SERVER_MS);
+    const errors = await errorToasts();
+    if (count(/\[error\] Tokenizer LSP:/g) > errorsBefore || errors.length) {
+      fail(`the relative command ${JSON.stringify(command)} failed: ${JSON.stringify(errors[0] || extensionLog().slice(-500))}`);
+    }
+    if (!serverUp()) fail(`the server did not start from ${JSON.stringify(command)}; log tail: ${JSON.stringify(extensionLog().slice(-500))}`);
+    const startLine = extensionLog().split('\n').reverse().find((l) => l.includes('Starting server:')) || '';
+    if (!startLine.includes(`.e2e-venv/bin/python -m tokenizer_lsp --stdio`) || !startLine.includes(`in ${WORKSPACE})`)) {
+      fail(`the server was not started from the workspace folder: ${JSON.stringify(startLine)}`);
+    }
+    await openFile(ws.tokenizer.rel);
+    await gotoLine(hover.line);
+    const { ok, text } = await hoverUntil(JSON.stringify(hover.token), [hover.hex], WAIT_SERVER_MS);
+    if (!ok) fail(`with the relative command the hover shows ${JSON.stringify(text)}`);
+    await page.mouse.move(5, 5);
+    await updateSettings({ 'tokenizerLsp.server.command': GOOD_COMMAND });
+    return `${JSON.stringify(command)} passed the import check and started: ${JSON.stringify(startLine.replace(/^\S+ \S+ \[info\] /, ''))}; the hover works`;
+  });
+  await page.keyboard.press('Escape');
+
+  // 12. the server dies while in use: the client starts it again by itself
   await check('server-crash-recovers', async () => {
-    await runCommand('Notifications: Clear All Notifications');
+    await ensureServer();
+    await clearNotifications();
     // the server processes of this run only: children in code-server's own process group
     // The server forks short-lived helpers with the same argv while it checks a file; a
     // process whose parent is a server is such a helper, not a second server.
@@ -798,9 +1092,9 @@ async function main() {
     const serverPids = new Set(servers.map((f) => Number(f[0])));
     const ours = servers.filter((f) => !serverPids.has(Number(f[1]))).map((f) => Number(f[0]));
     if (ours.length !== 1) fail(`expected one running server process, found ${ours.length}`);
-    const startedBefore = (extensionLog().match(/Server restarted\./g) || []).length;
+    const startedBefore = count(/Server restarted\./g);
     process.kill(ours[0], 'SIGKILL');
-    const back = await until(() => (extensionLog().match(/Server restarted\./g) || []).length > startedBefore, 60_000);
+    const back = await until(() => count(/Server restarted\./g) > startedBefore, 60_000);
     if (!back) fail(`the server was not restarted after it was killed; log tail: ${JSON.stringify(extensionLog().slice(-600))}`);
     await openFile(ws.tokenizer.rel);
     await gotoLine(hover.line);

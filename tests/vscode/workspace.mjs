@@ -167,7 +167,8 @@ function exampleTokenizer(root) {
 
 /**
  * Creates the workspace in `dir` and returns what the checks need:
- * { tokenizer: {file, rel, source, hover, fragment}, plain: {file, rel}, tiktoken, merges }.
+ * { tokenizer: {file, rel, source, hover, fragment}, plain: {file, rel}, tiktoken, merges (vocab.bpe),
+ * mergesTxt (merges.txt with the merge to hover) }.
  */
 export function buildWorkspace(dir, root, corpusDir) {
   fs.mkdirSync(dir, { recursive: true });
@@ -249,6 +250,27 @@ export function buildWorkspace(dir, root, corpusDir) {
   }
   notes.push(`merges: ${corpusMerges ? 'corpus gpt2-openai/vocab.bpe + encoder.json' : 'generated'}`);
 
+  // 4. a merges.txt with its vocab.json beside it (the repository's example, else generated)
+  const mergesTxtPath = path.join(dir, 'gpt2-style', 'merges.txt');
+  const exampleDir = path.join(root, 'examples', 'gpt2-style');
+  if (fs.existsSync(path.join(exampleDir, 'merges.txt')) && fs.existsSync(path.join(exampleDir, 'vocab.json'))) {
+    copy(path.join(exampleDir, 'merges.txt'), mergesTxtPath);
+    copy(path.join(exampleDir, 'vocab.json'), path.join(dir, 'gpt2-style', 'vocab.json'));
+  } else {
+    const tok = generatedTokenizer();
+    fs.mkdirSync(path.dirname(mergesTxtPath), { recursive: true });
+    fs.writeFileSync(mergesTxtPath, ['#version: 0.2', ...tok.model.merges].join('\n') + '\n');
+    fs.writeFileSync(path.join(dir, 'gpt2-style', 'vocab.json'), JSON.stringify(tok.model.vocab));
+  }
+  notes.push(`merges.txt: ${fs.existsSync(path.join(exampleDir, 'merges.txt')) ? 'examples/gpt2-style/merges.txt + vocab.json' : 'generated'}`);
+  // The merge to hover: the first whose two parts are plain lowercase letters (e.g. "e n").
+  const mergesTxtLines = fs.readFileSync(mergesTxtPath, 'utf8').split(/\r\n|\r|\n/);
+  const mergeLines = mergesTxtLines.map((l, i) => ({ l, i })).filter(({ l }) => l.trim() !== '' && !l.startsWith('#version'));
+  const plainMerge = mergeLines.findIndex(({ l }) => /^[a-z]+ [a-z]+$/.test(l));
+  if (plainMerge < 0) throw new Error(`${mergesTxtPath}: no merge of two lowercase parts to hover`);
+  const [left, right] = mergeLines[plainMerge].l.split(' ');
+  const mergeHover = { line: mergeLines[plainMerge].i + 1, rank: plainMerge, left, right, text: mergeLines[plainMerge].l };
+
   const rel = (p) => path.relative(dir, p);
   return {
     notes,
@@ -256,5 +278,6 @@ export function buildWorkspace(dir, root, corpusDir) {
     plain: { file: plainPath, rel: rel(plainPath), lines: PLAIN_JSON.split('\n') },
     tiktoken: { file: tikPath, rel: rel(tikPath), lines: fs.readFileSync(tikPath, 'utf8').split('\n', 5) },
     merges: { file: mergesPath, rel: rel(mergesPath), lines: fs.readFileSync(mergesPath, 'utf8').split('\n', 5) },
+    mergesTxt: { file: mergesTxtPath, rel: rel(mergesTxtPath), hover: mergeHover },
   };
 }

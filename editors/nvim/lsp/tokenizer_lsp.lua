@@ -19,7 +19,10 @@ return {
   get_language_id = function(_, filetype)
     return ids[filetype] or filetype
   end,
-  -- the tokenizerLsp settings.  `settings = { tokenizerLsp = {...} }` works too (the server
-  -- asks for it after starting) and then replaces these as a whole: set one or the other.
+  -- The tokenizerLsp settings, sent once with `initialize`.  The server also asks Neovim for
+  -- the `tokenizerLsp` section of `settings` (workspace/configuration, after it starts and on
+  -- each workspace/didChangeConfiguration): with `settings = { tokenizerLsp = {...} }` set,
+  -- that section replaces these init_options as a whole, not key by key, so set one or the
+  -- other.  Without `settings` these stay in force.
   init_options = { inlayHints = { mode = 'all' } },
 }
