@@ -39,12 +39,15 @@ def diagnostics_for(idx: DocumentIndex, settings: Settings, encoding: str) -> li
     kept = [(f, settings.level(f.code)) for f in idx.findings]
     kept = [(f, level) for f, level in kept if level != "off"]
     limit = settings.max_per_file
+    with_summary = settings.level("summary") != "off" and bool(_summary(kept, len(kept)))
+    if limit and with_summary:
+        limit = max(1, limit - 1)  # the summary counts too: VS Code keeps exactly 1000
     shown = kept[:limit] if limit else kept
     offsets = [o for f, _ in shown for o in (f.start, f.end)]
     pos = idx.lines.positions(offsets, encoding)
     out = []
-    summary = _summary(kept, len(shown))
-    if summary and settings.level("summary") != "off":
+    summary = _summary(kept, len(shown)) if with_summary else ""
+    if summary:
         # one character wide: some clients widen an empty range to the whole (huge) line
         out.append(_diagnostic((0, 0), (0, 1), summary, _LEVEL[settings.level("summary")], "summary"))
     for k, (f, level) in enumerate(shown):
