@@ -298,3 +298,74 @@ def test_tiktoken_duplicates_follow_tiktoken(tmp_path):
     assert idx.vocab.tokens["IQ=="] == 3 and "last" in next(f.message for f in idx.findings if f.code == "duplicate-token")
     idx.prepare_lookups()
     assert idx.token_at(idx.lines.offset(3, 1, "utf-16")).token == "IQ=="  # the repeated line still has its token
+
+
+def test_unigram_duplicate_piece_is_a_duplicate_token(tmp_path):
+    obj = {"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["▁a", -1.0], ["b", -2.0], ["▁a", -3.0]]},
+           "decoder": {"type": "Metaspace"}, "added_tokens": []}
+    text = json.dumps(obj, indent=2, ensure_ascii=False)
+    path = write(tmp_path, "tokenizer.json", text)
+    got = [(c, l) for c, l, _ in findings(path)]
+    dup_line = [i for i, l in enumerate(text.split("\n")) if '"▁a"' in l][1]
+    assert got == [("duplicate-token", dup_line - 1)]  # the entry's "[" line
+    assert cli(["check", str(path)]) == 1
+
+
+def test_added_token_duplicates(tmp_path):
+    obj = tokenizer(BASE, added=[("<s>", 5), ("</s>", 6), ("<s>", 7), ("<pad>", 6)])
+    text = json.dumps(obj, indent=2)
+    got = [(c, l) for c, l, _ in findings(write(tmp_path, "tokenizer.json", text))]
+    lines = text.split("\n")
+    contents = [i for i, l in enumerate(lines) if '"content"' in l]
+    assert ("duplicate-token", contents[2]) in got and ("duplicate-id", contents[3]) in got
+
+
+def test_wordpiece_continuation_pieces(tmp_path):
+    from tokenizer_lsp.features.hover import hover_markdown
+    from tokenizer_lsp.features.inlay_hints import hints_in
+    from tokenizer_lsp.features.tokens import piece_at
+
+    obj = {"model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                     "vocab": {"[UNK]": 0, "play": 1, "##ing": 2, "##": 3}},
+           "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True}, "added_tokens": []}
+    text = json.dumps(obj, indent=2)
+    idx = index_file(str(write(tmp_path, "tokenizer.json", text)))
+    assert idx.findings == []
+    idx.prepare_lookups()
+    at = text.index('"##ing"') + 2
+    p = piece_at(idx, at)
+    assert p.decoded.text == "ing" and p.token_id == 2
+    h = hover_markdown(idx, p)
+    assert "continues the previous word" in h and "`##`" in h and h.startswith("`ing`")
+    assert hints_in(idx, 0, len(text)) == []  # `##ing` reads as it is
+
+
+def test_values_tokenizers_cannot_load_are_errors(tmp_path):
+    obj = tokenizer({"a": 0, "b": "x", "c": 1.5, "d": None, "e": -3, "f": 1})
+    text = json.dumps(obj, indent=2)
+    got = findings(write(tmp_path, "tokenizer.json", text))
+    assert [(c, l) for c, l, _ in got] == [("json-syntax", line_of(text, f'"{k}":')) for k in "bcde"]
+    assert '"x"' in got[0][2] and "-3" in got[3][2]
+    obj = tokenizer({"a": 0, "b": 1})
+    obj["model"]["merges"] = "a b"
+    text = json.dumps(obj, indent=2)
+    assert [(c, l) for c, l, _ in findings(write(tmp_path, "tokenizer.json", text))] == [("json-syntax", line_of(text, '"merges"'))]
+    obj = {"model": {"type": "Unigram", "vocab": [["a", 0.0], ["b"], ["c", "x"], ["d", -1]]}, "added_tokens": []}
+    text = json.dumps(obj, indent=2)
+    got = findings(write(tmp_path, "tokenizer.json", text))
+    assert [c for c, _, _ in got] == ["json-syntax", "json-syntax"] and "row 1" in got[0][2] and "row 2" in got[1][2]
+
+
+def test_clip_end_of_word_suffix(tmp_path):
+    from tokenizer_lsp.features.hover import hover_markdown
+    from tokenizer_lsp.features.tokens import piece_at
+
+    obj = tokenizer({"h": 0, "e": 1, "e</w>": 2, "he</w>": 3}, merges=[("h", "e</w>")])
+    obj["model"]["end_of_word_suffix"] = "</w>"
+    obj["decoder"] = {"type": "BPEDecoder", "suffix": "</w>"}
+    text = json.dumps(obj, indent=2)
+    idx = index_file(str(write(tmp_path, "tokenizer.json", text)))
+    assert idx.findings == []
+    idx.prepare_lookups()
+    p = piece_at(idx, text.index('"he</w>"') + 2)
+    assert p.decoded.text == "he " and "ends a word" in hover_markdown(idx, p)

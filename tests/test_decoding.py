@@ -22,6 +22,30 @@ def test_decoding_inverts_encoding(data):
     assert all(c in CHAR_TO_BYTE for c in stored)
 
 
+# arbitrary bytes, and slices of real UTF-8 text (which cut characters the way tokens do)
+_BYTES = st.one_of(
+    st.binary(max_size=16),
+    st.tuples(st.text(max_size=8), st.integers(0, 40), st.integers(0, 40)).map(
+        lambda t: t[0].encode("utf-8")[t[1] : t[1] + t[2]]),
+)
+
+
+@given(_BYTES)
+def test_classification_agrees_with_python_both_ways(data):
+    """Python's decoder is the reference: valid iff it decodes; incomplete iff its first
+    complaint is the end of the data (all before is fine); continuation iff only 80-BF."""
+    kind = classify(data)
+    try:
+        data.decode("utf-8")
+        reason = None
+    except UnicodeDecodeError as err:
+        reason = err.reason
+    assert (kind is Utf8Kind.VALID) == (reason is None)
+    assert (kind is Utf8Kind.CONTINUATION) == (bool(data) and all(0x80 <= b <= 0xBF for b in data))
+    if kind is not Utf8Kind.CONTINUATION:
+        assert (kind is Utf8Kind.INCOMPLETE) == (reason == "unexpected end of data")
+
+
 @given(st.binary(max_size=16))
 def test_classification_agrees_with_python(data):
     kind = classify(data)
@@ -91,7 +115,10 @@ def test_sentencepiece_and_literal():
     assert decode_token("<0x0A>", Scheme.SENTENCEPIECE).text == "\n"
     # the GPT-2 map is not applied to SentencePiece vocabularies
     assert decode_token("Ġ", Scheme.SENTENCEPIECE).text == "Ġ"
-    assert decode_token("##ing", Scheme.WORDPIECE).text == "##ing"
+    assert decode_token("##ing", Scheme.WORDPIECE).text == "##ing"  # no prefix declared: literal
+    d = decode_token("##ing", Scheme.WORDPIECE, prefix="##")
+    assert d.text == "ing" and d.continues == "##"
+    assert decode_token("##", Scheme.WORDPIECE, prefix="##").text == "##"  # the prefix alone is a token
     special = decode_token("<|endoftext|>", Scheme.BYTE_LEVEL, special=True)
     assert special.kind.value == "special" and special.text == "<|endoftext|>"
     # characters outside the byte alphabet: the token's own UTF-8 (HF ByteLevel decoder)
@@ -116,3 +143,74 @@ def test_transport_loads_applies_the_hook_like_json():
     assert seen == [["b"], ["a", "text"], ["jsonrpc", "params"]]
     # orjson refuses lone surrogates; the standard parser takes over
     assert loads(b'{"t": "\\ud800"}', object_hook=lambda d: d) == {"t": "\ud800"}
+
+
+def test_display_keeps_bytes_and_characters_apart():
+    from tokenizer_lsp.decoding.display import escaped, visible_text
+
+    # \x.. only for bytes that are not UTF-8; characters (even U+0000) are \u....
+    assert visible_text(b"\x00a\xe2") == "\\u0000a\\xE2"
+    # a backslash in the text is doubled, so literal `\xE2` text is not a byte
+    assert visible_text(b"\\xE2") == "\\\\xE2"
+    assert visible_text("a\u2028b\u0085".encode()) == "a\\u2028b\\u0085"
+    assert escaped("x\ny\tz\u2029") == "x\\ny\\tz\\u2029" and escaped("plain") == "plain"
+
+
+def test_hover_and_hints_stay_small_on_a_huge_token():
+    import base64
+
+    from tokenizer_lsp.features.hover import hover_markdown
+    from tokenizer_lsp.features.inlay_hints import hints_in
+    from tokenizer_lsp.features.tokens import piece_at
+    from tokenizer_lsp.index import DocumentIndex
+
+    big = base64.b64encode("é".encode() * 500_000).decode()
+    data = f"IQ== 0\n{big} 1\n".encode()
+    idx = DocumentIndex(data, "/x/a.tiktoken")
+    idx.prepare_lookups()
+    h = hover_markdown(idx, piece_at(idx, 20))
+    assert len(h) < 3000 and "(1000000 bytes)" in h and "more bytes" in h
+    hints = hints_in(idx, 0, len(data))
+    assert len(hints) == 2 and all(len(x.label) <= 40 and len(x.tooltip) < 300 for x in hints)
+
+
+def test_whitespace_hints_look_at_characters_not_bytes():
+    import json
+
+    from tokenizer_lsp.features.inlay_hints import hints_in
+    from tokenizer_lsp.index import DocumentIndex
+
+    # "Ãł" is C3 A0, the letter à; "Âł" is C2 A0, a no-break space
+    data = json.dumps({"Ãł": 0, "ÂłX": 1, "Ġa": 2, "ab": 3}, ensure_ascii=False).encode()
+    idx = DocumentIndex(data, "/x/vocab.json")
+    idx.prepare_lookups()
+    assert [h.label for h in hints_in(idx, 0, len(data), "whitespace")] == ["\\u00A0X", "␣a"]
+    assert [h.label for h in hints_in(idx, 0, len(data), "all")] == ["à", "\\u00A0X", "␣a"]
+
+
+def test_fragment_explanations_name_the_shape():
+    from tokenizer_lsp.decoding.utf8 import describe_fragment
+
+    assert "middle or end" in describe_fragment(b"\x80") and "last byte" not in describe_fragment(b"\x80")
+    assert "surrogate" in describe_fragment(b"\xed\xa0\x80")
+    assert "overlong" in describe_fragment(b"\xe0\x80\x80") and "overlong" in describe_fragment(b"\xc0\x80")
+    # the example character of a range is a visible one (U+2000, first for E2, is a blank)
+    assert "e.g. ‐ U+2010" in describe_fragment(b"\xe2") and "e.g. ∀ U+2200" in describe_fragment(b"\xe2\x88")
+
+
+@given(st.binary(max_size=24))
+def test_sentencepiece_and_raw_schemes_invert(data):
+    """Bytes written the SentencePiece way (<0xNN> for each byte) or as tiktoken's base64
+    decode back to exactly those bytes."""
+    import base64
+
+    assert b"".join(decode_token(f"<0x{b:02X}>", Scheme.SENTENCEPIECE).data for b in data) == data
+    assert decode_token(base64.b64encode(data).decode(), Scheme.RAW_BYTES).data == data
+
+
+@given(st.text(max_size=12))
+def test_sentencepiece_text_pieces_decode_spaces(text):
+    stored = text.replace(" ", "\u2581")
+    if len(stored) == 6 and stored.startswith("<0x"):
+        return  # that is a byte-fallback token
+    assert decode_token(stored, Scheme.SENTENCEPIECE).data == text.replace("\u2581", " ").encode("utf-8", "surrogatepass")

@@ -108,7 +108,8 @@ def id_findings(v: Vocabulary, duplicates: list[tuple[int, int, str]] | None = N
                 f"{_q(tok)} appears more than once in the vocabulary; the last id "
                 f"({v.tokens.get(tok)}) wins and the earlier entry is lost",
             ))
-    out.extend(_gaps(v, ids, ordered))
+    if v.model_type != "Unigram":  # Unigram ids are list positions: dense by construction
+        out.extend(_gaps(v, ids, ordered))
     return out
 
 
@@ -237,11 +238,25 @@ def _merge_findings_slow(v: Vocabulary, merges: list, base: int) -> list[Pending
 
 def added_findings(v: Vocabulary, added_list: list[dict]) -> list[PendingFinding]:
     out: list[PendingFinding] = []
+    by_content: dict[str, int] = {}
+    by_id: dict[int, str] = {}
     for i, entry in enumerate(added_list):
         content = entry.get("content")
         aid = entry.get("id")
         if not isinstance(content, str) or not isinstance(aid, int):
             continue
+        if content in by_content:
+            out.append(PendingFinding(
+                "duplicate-token", Ref("added", i),
+                f"added token {_q(content)} is listed twice (ids {by_content[content]} and {aid})",
+            ))
+        elif aid in by_id:
+            out.append(PendingFinding(
+                "duplicate-id", Ref("added", i),
+                f"added token {_q(content)} has id {aid}, already the id of added token {_q(by_id[aid])}",
+            ))
+        by_content.setdefault(content, aid)
+        by_id.setdefault(aid, content)
         vid = v.tokens.get(content)
         if vid is not None and vid != aid:
             out.append(PendingFinding(

@@ -97,6 +97,7 @@ class Vocabulary:
     added: dict[str, int] = field(default_factory=dict)  # added token content -> id
     special: set[str] = field(default_factory=set)
     subword_prefix: str = ""
+    word_suffix: str = ""  # end-of-word suffix of a BPE model (CLIP: </w>)
     ignore_merges: bool = False
 
     def id_of(self, token: str) -> int | None:
@@ -107,10 +108,10 @@ class Vocabulary:
         """Decode by the rule of the row: vocab rows follow the scheme, added tokens are literal."""
         special = token in self.special
         if in_vocab and token in self.tokens:
-            return decode_token(token, self.scheme, special)
+            return decode_token(token, self.scheme, special, self.subword_prefix, self.word_suffix)
         if token in self.added:
             return decode_token(token, Scheme.LITERAL, special)
-        return decode_token(token, self.scheme, special)
+        return decode_token(token, self.scheme, special, self.subword_prefix, self.word_suffix)
 
     def merge_result(self, a: str, b: str) -> str:
         if self.subword_prefix and b.startswith(self.subword_prefix):

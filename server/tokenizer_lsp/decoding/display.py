@@ -2,9 +2,34 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
-_VISIBLE = {" ": "\u2423", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_VISIBLE = {" ": "\u2423", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\"}
+# in stored forms (JSON strings, merges lines): what would break a line or a code span
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\\\\]")
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\"}
+
+
+def escaped(text: str) -> str:
+    """Text on one line: control characters and line/paragraph separators as \\n, \\t,
+    \\u2028...; a backslash doubled so that those stay unambiguous."""
+    if text.isascii() and text.isprintable() and "\\" not in text:
+        return text
+    return _UNSAFE.sub(lambda m: _ESCAPES.get(m.group(), f"\\u{ord(m.group()):04X}"), text)
+
+
+def clipped(data: bytes, limit: int) -> tuple[bytes, int]:
+    """At most `limit` bytes of data (cut at a character boundary when it is UTF-8), and
+    how many were left out: a token can be a line of megabytes."""
+    if len(data) <= limit:
+        return data, 0
+    cut = limit
+    while cut > limit - 4 and cut > 0 and 0x80 <= data[cut] < 0xC0:
+        cut -= 1
+    if cut <= limit - 4:
+        cut = limit
+    return data[:cut], len(data) - cut
 
 
 def _visible_char(ch: str) -> str:
@@ -13,12 +38,13 @@ def _visible_char(ch: str) -> str:
     cat = unicodedata.category(ch)
     if cat in ("Cc", "Cf", "Zl", "Zp", "Zs", "Cs", "Co", "Cn"):
         cp = ord(ch)
-        return f"\\x{cp:02X}" if cp < 0x80 else (f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}")
+        # \\x is kept for bytes that are not UTF-8: characters are always \\u
+        return f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}"
     return ch
 
 
 def _visible(text: str) -> str:
-    if text.isascii() and text.isprintable() and " " not in text:
+    if text.isascii() and text.isprintable() and " " not in text and "\\" not in text:
         return text
     return "".join(map(_visible_char, text))
 

@@ -34,6 +34,8 @@ class Decoded:
     data: bytes
     kind: Kind
     utf8: Utf8Kind
+    continues: str = ""  # the WordPiece prefix (##) this piece carried: it continues a word
+    ends_word: str = ""  # the end-of-word suffix (CLIP's </w>) it carried, decoded as a space
 
     @property
     def text(self) -> str | None:
@@ -49,8 +51,18 @@ def sp_byte(token: str) -> int | None:
     return None
 
 
-def decode_token(token: str, scheme: Scheme, special: bool = False) -> Decoded:
-    """Bytes, kind and UTF-8 shape of a token stored in a file using `scheme`."""
+def decode_token(token: str, scheme: Scheme, special: bool = False, prefix: str = "", suffix: str = "") -> Decoded:
+    """Bytes, kind and UTF-8 shape of a token stored in a file using `scheme`; `prefix`
+    is a WordPiece vocabulary's continuation prefix (its decoder glues such pieces to the
+    previous one, dropping the prefix); `suffix` a BPE model's end-of-word suffix (CLIP's
+    `</w>`), which its BPEDecoder turns into a space."""
+    if suffix and token.endswith(suffix) and len(token) > len(suffix) and not special:
+        d = decode_token(token[: -len(suffix)], scheme, special, prefix)
+        data = d.data + b" "
+        return Decoded(data, d.kind, classify(data), d.continues, suffix)
+    if scheme is Scheme.WORDPIECE and prefix and token.startswith(prefix) and len(token) > len(prefix) and not special:
+        data = token[len(prefix):].encode("utf-8", "surrogatepass")
+        return Decoded(data, Kind.LITERAL, classify(data), prefix)
     if scheme is Scheme.BYTE_LEVEL:
         data = byte_level_decode(token)
         if data is None:  # HF's ByteLevel decoder falls back to the token's own UTF-8

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import re
+import unicodedata
 
 
 class Utf8Kind(str, enum.Enum):
@@ -115,8 +117,9 @@ def describe_fragment(data: bytes) -> str:
     parts: list[str] = []
     if kind is Utf8Kind.CONTINUATION:
         n = len(data)
-        which = "the last byte" if n == 1 else f"the last {n} bytes"
-        return f"continuation bytes only: {which} of a multi-byte character whose lead byte is in an earlier token"
+        which = "a continuation byte" if n == 1 else f"{n} continuation bytes"
+        return (f"continuation bytes only: {which} from the middle or end of a multi-byte character "
+                "whose lead byte is in an earlier token")
     if lead_cont:
         parts.append(
             f"starts with {lead_cont} continuation byte{'s' if lead_cont != 1 else ''} "
@@ -134,18 +137,36 @@ def describe_fragment(data: bytes) -> str:
         rng = completion_range(prefix, length)
         if rng is not None:
             lo, hi = rng
-            example = chr(lo).encode("utf-8").hex(" ").upper()
+            ex = _visible_example(lo, hi)
+            example = chr(ex).encode("utf-8").hex(" ").upper()
             text += (
                 f"; completes a character in U+{lo:04X}..U+{hi:04X}, "
-                f"e.g. {chr(lo)} U+{lo:04X} = {example}"
+                f"e.g. {chr(ex)} U+{ex:04X} = {example}"
             )
         parts.append(text)
+    for m in _SURROGATE.finditer(data):
+        parts.append(f"{m.group().hex(' ').upper()} encodes a UTF-16 surrogate (U+D800..U+DFFF), which UTF-8 forbids")
+    for m in _OVERLONG.finditer(data):
+        parts.append(f"{m.group().hex(' ').upper()} is an overlong encoding (a shorter sequence exists), "
+                     "which UTF-8 forbids")
     bad = sorted({b for b in data if sequence_length(b) == 0 and not 0x80 <= b <= 0xBF})
     if bad:
         parts.append("holds bytes that never occur in UTF-8: " + " ".join(f"{b:02X}" for b in bad))
     if not parts:
         parts.append("not a valid UTF-8 sequence")
     return "; ".join(parts)
+
+
+_SURROGATE = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]?")
+_OVERLONG = re.compile(rb"[\xc0\xc1][\x80-\xbf]?|\xe0[\x80-\x9f][\x80-\xbf]?|\xf0[\x80-\x8f][\x80-\xbf]{0,2}")
+
+
+def _visible_example(lo: int, hi: int) -> int:
+    """A character of the range worth showing (U+2000, the first for E2, is a blank)."""
+    for cp in range(lo, min(hi, lo + 4096) + 1):
+        if unicodedata.category(chr(cp))[0] not in "ZC":
+            return cp
+    return lo
 
 
 def short_fragment_kind(data: bytes) -> str:

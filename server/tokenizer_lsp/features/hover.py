@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..decoding.display import code_points, code_span, hex_bytes, visible_text
+from ..decoding.display import clipped, code_points, code_span, escaped, hex_bytes, visible_text
 from ..decoding.tokens import Kind
 from ..decoding.utf8 import Utf8Kind, describe_fragment
 from ..index import DocumentIndex
@@ -25,9 +25,17 @@ def _label(p: Piece, idx: DocumentIndex) -> str:
     }[p.decoded.kind]
 
 
+MAX_BYTES = 256  # a hover about a line of megabytes stays a hover
+
+
+def _more(n: int) -> str:
+    return f" … ({n} more bytes)" if n else ""
+
+
 def hover_markdown(idx: DocumentIndex, p: Piece) -> str:
     d = p.decoded
-    shown = visible_text(d.data)
+    head_data, left = clipped(d.data, MAX_BYTES)
+    shown = visible_text(head_data) + ("…" if left else "")
     lines = []
     ident = "rank" if p.role == "tiktoken" else "id"
     head = f"{code_span(shown)} — {_label(p, idx)}"
@@ -41,14 +49,21 @@ def hover_markdown(idx: DocumentIndex, p: Piece) -> str:
         head += " — **UTF-8 fragment**"
     lines.append(head)
     lines.append("")
-    lines.append(f"- bytes: {code_span(hex_bytes(d.data)) if d.data else '(empty)'} ({len(d.data)} byte{'s' if len(d.data) != 1 else ''})")
+    lines.append(f"- bytes: {code_span(hex_bytes(head_data)) if d.data else '(empty)'}{_more(left)} "
+                 f"({len(d.data)} byte{'s' if len(d.data) != 1 else ''})")
     if d.utf8 is Utf8Kind.VALID:
         if d.data:
-            lines.append(f"- code points: {code_points(d.data.decode('utf-8'))}")
+            cps, cps_left = clipped(d.data, 64)
+            lines.append(f"- code points: {code_points(cps.decode('utf-8', 'ignore'))}{' …' if cps_left else ''}")
     else:
-        lines.append(f"- {describe_fragment(d.data)}")
+        lines.append(f"- {describe_fragment(d.data) if not left else 'not valid UTF-8'}")
+    if d.continues:
+        lines.append(f"- continues the previous word: WordPiece prefix {code_span(d.continues)}, "
+                     "dropped when decoding (no space before it)")
+    if d.ends_word:
+        lines.append(f"- ends a word: suffix {code_span(d.ends_word)}, decoded as a space")
     if p.token != d.text:
-        lines.append(f"- stored as: {code_span(p.token)}")
+        lines.append(f"- stored as: {code_span(_stored(p.token))}")
     if p.role == "merge" and p.merge is not None:
         lines.extend(_merge_lines(idx, p))
     return "\n".join(lines)
@@ -59,12 +74,19 @@ def _merge_lines(idx: DocumentIndex, p: Piece) -> list[str]:
     a, b = p.merge
     result = v.merge_result(a, b)
     rid = v.tokens.get(result)
-    show = [visible_text(v.decode(t).data) for t in (a, b, result)]
+    show = [visible_text(clipped(v.decode(t).data, MAX_BYTES)[0]) for t in (a, b, result)]
     rid_text = f"id {rid}" if rid is not None else "**not in the vocabulary**"
     return [
         "",
         f"**merge rank {p.rank}**: {code_span(show[0])} + {code_span(show[1])} → {code_span(show[2])} ({rid_text})",
         "",
-        f"- stored: {code_span(a)} + {code_span(b)} → {code_span(result)}",
-        f"- result bytes: {code_span(hex_bytes(v.decode(result).data))}",
+        f"- stored: {code_span(_stored(a))} + {code_span(_stored(b))} → {code_span(_stored(result))}",
+        f"- result bytes: {code_span(hex_bytes(clipped(v.decode(result).data, MAX_BYTES)[0]))}"
+        f"{_more(clipped(v.decode(result).data, MAX_BYTES)[1])}",
     ]
+
+
+def _stored(token: str) -> str:
+    """A stored form on one line and of bounded length (gemma3 stores raw newlines)."""
+    text = escaped(token)
+    return text if len(text) <= MAX_BYTES else text[:MAX_BYTES] + "…"

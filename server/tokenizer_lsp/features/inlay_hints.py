@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
-from ..decoding.display import hex_bytes, visible_text
+from ..decoding.display import clipped, hex_bytes, visible_text
 from ..index import DocumentIndex
 from .tokens import pieces
 
@@ -19,7 +20,13 @@ class Hint:
 
 
 def _has_space_or_control(data: bytes) -> bool:
-    return any(b <= 0x20 or b == 0x7F or b == 0xA0 for b in data) or b"\xc2\x85" in data or b"\xe2\x80\xa8" in data
+    """Whitespace or control characters among the decoded characters (a raw 0xA0 byte is
+    the second byte of `à`, not a no-break space)."""
+    text = data.decode("utf-8", "replace")
+    return any(c.isspace() or unicodedata.category(c) in _INVISIBLE for c in text)
+
+
+_INVISIBLE = ("Cc", "Cf", "Zs", "Zl", "Zp")
 
 
 def hints_in(idx: DocumentIndex, start: int, end: int, mode: str = "all") -> list[Hint]:
@@ -32,14 +39,17 @@ def hints_in(idx: DocumentIndex, start: int, end: int, mode: str = "all") -> lis
             d = p.decoded
             if p.role != "tiktoken" and d.text == p.token:
                 continue
+            if d.continues and d.text == p.token[len(d.continues):]:
+                continue  # `##ing` reads as it is: the hover explains the prefix
             if mode == "whitespace" and not _has_space_or_control(d.data):
                 continue
-            label = visible_text(d.data) or "∅"
+            label = visible_text(clipped(d.data, MAX_LABEL * 4)[0]) or "∅"
             if len(label) > MAX_LABEL:
                 label = label[: MAX_LABEL - 1] + "…"
             # the last piece of a literal sits after the literal (after its closing quote)
             at = ref.end if i == len(ps) - 1 else p.end
-            tip = f"bytes {hex_bytes(d.data)}" if d.data else "empty token"
+            head, left = clipped(d.data, 64)
+            tip = f"bytes {hex_bytes(head)}{f' … ({left} more)' if left else ''}" if d.data else "empty token"
             if p.token_id is not None:
                 tip += f" · {'rank' if p.role == 'tiktoken' else 'id'} {p.token_id}"
             out.append(Hint(at, label, tip))

@@ -91,6 +91,13 @@ def scheme_of(obj: dict) -> Scheme:
     return Scheme.LITERAL
 
 
+def _decoder_prefix(decoder) -> str:
+    """The continuation prefix a WordPiece decoder strips (`##`), if that is the decoder."""
+    if isinstance(decoder, dict) and decoder.get("type") == "WordPiece" and isinstance(decoder.get("prefix"), str):
+        return decoder["prefix"]
+    return ""
+
+
 def is_tokenizer_json(obj) -> bool:
     if not isinstance(obj, dict):
         return False
@@ -163,6 +170,7 @@ def _parse_object_in_pieces(data: bytes, start: int, end: int) -> dict:
     return out
 
 
+_VALUE = re.compile(rb'\s*:\s*(' + STRING + rb'|[^,}\s]+)')
 _CONTENT_RE = re.compile(rb'(?<!\\)"content"\s*:\s*(' + STRING + rb")")
 
 
@@ -203,15 +211,25 @@ class JsonDocument:
         if self.unigram:
             self.unigram_list = raw_vocab
             tokens = {}
+            self.unigram_dups: list[int] = []  # list positions of pieces seen before
+            self.bad_rows = []
             for i, entry in enumerate(raw_vocab):
+                if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
+                        and type(entry[1]) in (int, float)):
+                    self.bad_rows.append(i)
                 if isinstance(entry, list) and entry and isinstance(entry[0], str):
-                    tokens.setdefault(entry[0], i)
+                    if entry[0] in tokens:
+                        self.unigram_dups.append(i)
+                    tokens[entry[0]] = i  # as HF's token_to_ids: the last one wins
         else:
             values = list(raw_vocab.values())
             # in windows: one pass over 262k values holds the interpreter for 7 ms
             ints_only = all(set(map(type, values[i : i + _WINDOW])) <= {int} for i in range(0, len(values), _WINDOW))
             del values
             tokens = raw_vocab if ints_only else {k: v for k, v in raw_vocab.items() if type(v) is int}
+            if not ints_only or (raw_vocab and min(raw_vocab.values()) < 0):
+                self.bad_ids = [k for k, v in raw_vocab.items() if type(v) is not int or v < 0]
+                tokens = {k: v for k, v in tokens.items() if v >= 0}
         added = obj.get("added_tokens") if isinstance(obj.get("added_tokens"), list) else []
         self.added_list = [a for a in added if isinstance(a, dict)]
         added_ids = {}
@@ -223,6 +241,7 @@ class JsonDocument:
                 if a.get("special"):
                     special.add(c)
         merges = model.get("merges") if isinstance(model.get("merges"), list) else None
+        self.merges_not_list = "merges" in model and not isinstance(model.get("merges"), list)
         pairs = bool(merges) and isinstance(merges[0], list)
         if self.merges_span is not None:
             merges = None  # parsed in pending_findings or load_merges
@@ -235,7 +254,8 @@ class JsonDocument:
             merges_as_pairs=pairs,
             added=added_ids,
             special=special,
-            subword_prefix=model.get("continuing_subword_prefix") or "",
+            subword_prefix=model.get("continuing_subword_prefix") or _decoder_prefix(obj.get("decoder")),
+            word_suffix=model.get("end_of_word_suffix") if isinstance(model.get("end_of_word_suffix"), str) else "",
             ignore_merges=bool(model.get("ignore_merges")),
         )
         model_start = value_start(data, "model") or 0
@@ -315,10 +335,42 @@ class JsonDocument:
             done += checks.merge_findings(v, count + base, merges=self._parse_merge_chunk(span))
         return out + done
 
+    bad_ids: list[str] = []  # vocab keys whose id is not a non-negative integer
+    bad_rows: list[int] = []  # Unigram rows that are not [piece, score]
+    merges_not_list = False
+
+    def _schema_findings(self) -> list[PendingFinding]:
+        """What `tokenizers` would refuse to load although the JSON parses. There is no code
+        for it in the contract: json-syntax is the nearest (the file cannot be loaded)."""
+        out = []
+        if self.bad_ids and self.vocab_start is not None:
+            loc = Locator(self.data, self.vocab_start)
+            for k in self.bad_ids[:1000]:
+                span = loc.find(k, b":")
+                if span:
+                    m = _VALUE.match(self.data, span[1])
+                    got = m.group(1)[:40].decode("utf-8", "replace") if m else "?"
+                    out.append(PendingFinding("json-syntax", Ref("span", *span),
+                               f"the id of {checks._q(k)} must be a non-negative integer, not {got}; "
+                               "tokenizers cannot load this file"))
+        if self.bad_rows and self.vocab_start is not None:
+            where = array_element_spans(self.data, self.vocab_start, set(self.bad_rows[:1000]))
+            for i in self.bad_rows[:1000]:
+                if i in where:
+                    out.append(PendingFinding("json-syntax", Ref("span", *where[i]),
+                               f"Unigram vocab row {i} must be [piece, score]; tokenizers cannot load this file"))
+        if self.merges_not_list:
+            at = self.data.find(b'"merges"', value_start(self.data, "model") or 0)
+            if at >= 0:
+                out.append(PendingFinding("json-syntax", Ref("span", at, at + len(b'"merges"')),
+                           "model.merges must be a list of merges; tokenizers cannot load this file"))
+        return out
+
     def _vocab_share(self, fragments: bool) -> tuple[list[PendingFinding], int]:
         """(vocab, added and id findings, source key count)."""
         v = self.vocab
-        out = checks.vocab_findings(v, fragments)
+        out = self._schema_findings()
+        out += checks.vocab_findings(v, fragments)
         out += checks.added_findings(v, self.added_list)
         out += checks.id_findings(v, self._duplicate_keys())
         return out, self.source_key_count
@@ -368,6 +420,10 @@ class JsonDocument:
         return found
 
     def _duplicate_keys(self) -> list[tuple[int, int, str]]:
+        if self.unigram and self.vocab_start is not None:
+            dups = getattr(self, "unigram_dups", [])
+            where = array_element_spans(self.data, self.vocab_start, set(dups))
+            return [(*where[i], self.unigram_list[i][0]) for i in dups if i in where]
         if self.vocab_start is None or self.source_key_count <= len(self.vocab.tokens):
             return []
         seen: set[str] = set()
