@@ -369,3 +369,14 @@ def test_clip_end_of_word_suffix(tmp_path):
     idx.prepare_lookups()
     p = piece_at(idx, text.index('"he</w>"') + 2)
     assert p.decoded.text == "he " and "ends a word" in hover_markdown(idx, p)
+
+
+def test_vocab_json_of_a_sentencepiece_model_is_not_byte_level(tmp_path):
+    words = ["▁the", "▁of", "▁и", "▁在", "ing", "▁là"] + [f"▁w{i}é" for i in range(100)]
+    sp = {w: i for i, w in enumerate(words)}
+    assert [c for c, _, _ in findings(write(tmp_path, "vocab.json", json.dumps(sp, ensure_ascii=False)))] == []
+    idx = index_file(str(tmp_path / "vocab.json"))
+    assert idx.vocab.decode("▁the").text == " the"
+    # a GPT-2 one with one stray character still gets its not-byte-level error
+    gpt2 = {c: i for i, c in enumerate("abcdefghijklmnopqrstuvwxyz")} | {"Ġthe": 26, "bad▁": 27}
+    assert [c for c, _, _ in findings(write(tmp_path, "vocab.json", json.dumps(gpt2, ensure_ascii=False)))] == ["not-byte-level"]

@@ -6,7 +6,7 @@ import re
 from array import array
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import repeat
+from itertools import islice, repeat
 from operator import and_
 
 import orjson
@@ -14,7 +14,8 @@ import orjson
 from .. import checks
 from ..checks import PendingFinding, Ref
 from ..compact_vocab import CompactTokens
-from ..decoding.tokens import Scheme
+from ..decoding.bytemap import BYTE_TO_CHAR
+from ..decoding.tokens import SP_SPACE, Scheme
 from ..model import Finding, Vocabulary, split_merge
 from ..parallel import MIN_WORK, Forked
 from .json_layout import (
@@ -96,6 +97,20 @@ def _decoder_prefix(decoder) -> str:
     if isinstance(decoder, dict) and decoder.get("type") == "WordPiece" and isinstance(decoder.get("prefix"), str):
         return decoder["prefix"]
     return ""
+
+
+_NOT_BYTE_ALPHABET = re.compile("[^" + re.escape("".join(BYTE_TO_CHAR)) + "]")
+
+
+def vocab_json_scheme(obj: dict) -> Scheme:
+    """A vocab.json has no decoder to say how it is stored. GPT-2-style ones hold only the
+    byte alphabet (a few specials aside); one where many tokens leave it was exported from
+    a SentencePiece (`▁`) or plain-text vocabulary, and byte-level errors would be false."""
+    keys = "".join(obj)
+    outside = sum(1 for _ in islice(_NOT_BYTE_ALPHABET.finditer(keys), 4096))
+    if outside <= max(16, len(obj) // 100):
+        return Scheme.BYTE_LEVEL
+    return Scheme.SENTENCEPIECE if SP_SPACE in keys else Scheme.LITERAL
 
 
 def is_tokenizer_json(obj) -> bool:
@@ -193,7 +208,7 @@ class JsonDocument:
         # source range of model.merges when parse_deferring_merges left it out of obj
         self.merges_span = merges_span
         if fmt == "vocab.json":
-            self.vocab = Vocabulary(scheme=Scheme.BYTE_LEVEL, tokens=obj)
+            self.vocab = Vocabulary(scheme=vocab_json_scheme(obj), tokens=obj)
             self.vocab_start = data.find(b"{")
             self.merges_start = None
             self.added_start = None
