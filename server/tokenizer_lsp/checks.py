@@ -8,7 +8,6 @@ forward pass, so only flagged tokens ever get located.
 from __future__ import annotations
 
 import json
-import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import chain, compress, count, groupby, islice, repeat
@@ -16,6 +15,7 @@ from operator import eq, lt, not_, sub
 
 from .decoding.bulk import byte_fallback_fragments, byte_level_scan
 from .decoding.bytemap import outside_alphabet
+from .decoding.display import hex_head
 from .decoding.tokens import Scheme
 from .decoding.utf8 import short_fragment_kind
 from .model import Vocabulary, split_merge
@@ -42,22 +42,41 @@ class PendingFinding:
 
 
 _ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "`": "\\`"}
-# what would break a one-line message or a code span: controls, line/paragraph separators
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\\\\`]")
+
+
+def _escape_char(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    if ch == " " or ch.isprintable():
+        return ch
+    cp = ord(ch)
+    return f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}"
 
 
 def _q(token: str) -> str:
-    """A token quoted for a message: one line, its invisible characters escaped."""
-    shown = token if len(token) < 80 else token[:77]
-    shown = _UNSAFE.sub(lambda m: _ESCAPES.get(m.group(), f"\\u{ord(m.group()):04X}"), shown)
-    return f"`{shown}`" if len(token) < 80 else f"`{shown}...`"
+    """A token quoted for a message: one line, its invisible characters escaped.
+
+    A message is one line of `check` output and of an editor's problem list: controls
+    (\\n, \\t, U+0085...), line and paragraph separators (U+2028, U+2029), format
+    characters (bidi overrides that reorder the line, U+FEFF), lone surrogates and other
+    blanks than the space are written as escapes; a backslash and a backtick (which
+    closes the quote) are escaped too."""
+    long = len(token) >= 80
+    shown = token[:77] if long else token
+    if not (shown.isprintable() and "\\" not in shown and "`" not in shown):
+        shown = "".join(map(_escape_char, shown))
+    return f"`{shown}...`" if long else f"`{shown}`"
 
 
 def vocab_findings(v: Vocabulary, fragments: bool = True) -> list[PendingFinding]:
     out: list[PendingFinding] = []
     tokens = list(v.tokens)
     if v.scheme is Scheme.BYTE_LEVEL:
-        outside, bad_utf8, bad_bytes = byte_level_scan(tokens)
+        scanned = tokens
+        if v.word_suffix:  # CLIP: `âĪ</w>` decodes to E2 88 and a space (Ġ), as decode says
+            n, suffix = len(v.word_suffix), v.word_suffix
+            scanned = [t[:-n] + "\u0120" if t.endswith(suffix) and len(t) > n else t for t in tokens]
+        outside, bad_utf8, bad_bytes = byte_level_scan(scanned)
         for i in outside:
             tok = tokens[i]
             if tok in v.added:  # added/special tokens are matched literally
@@ -72,7 +91,7 @@ def vocab_findings(v: Vocabulary, fragments: bool = True) -> list[PendingFinding
             for i, data in zip(bad_utf8, bad_bytes):
                 out.append(PendingFinding(
                     "utf8-fragment", Ref("vocab", i),
-                    f"{_q(tokens[i])} = bytes {data.hex(' ').upper()}: {short_fragment_kind(data)}",
+                    f"{_q(tokens[i])} = bytes {hex_head(data)}: {short_fragment_kind(data)}",
                 ))
     elif v.scheme is Scheme.SENTENCEPIECE and fragments:
         for tok in byte_fallback_fragments(v.tokens):
@@ -88,6 +107,7 @@ def vocab_findings(v: Vocabulary, fragments: bool = True) -> list[PendingFinding
 def id_findings(v: Vocabulary, duplicates: list[tuple[int, int, str]] | None = None) -> list[PendingFinding]:
     """duplicate-id, id-gap, and duplicate-token (when the source holds more keys than the dict)."""
     out: list[PendingFinding] = []
+    what = "rank" if v.scheme is Scheme.RAW_BYTES else "id"  # tiktoken: ranks are the ids
     ids = list(v.tokens.values())
     # sorted ids (a C-level pass whatever the layout; files usually list ids in order)
     ordered = ids if all(map(eq, ids, count())) else sorted(ids)
@@ -97,7 +117,7 @@ def id_findings(v: Vocabulary, duplicates: list[tuple[int, int, str]] | None = N
             if tid in first:
                 out.append(PendingFinding(
                     "duplicate-id", Ref("vocab", i),
-                    f"id {tid} of {_q(tok)} is already the id of {_q(first[tid])}",
+                    f"{what} {tid} of {_q(tok)} is already the {what} of {_q(first[tid])}",
                 ))
             else:
                 first[tid] = tok
@@ -105,7 +125,7 @@ def id_findings(v: Vocabulary, duplicates: list[tuple[int, int, str]] | None = N
         for start, end, tok in duplicates:
             out.append(PendingFinding(
                 "duplicate-token", Ref("span", start, end),
-                f"{_q(tok)} appears more than once in the vocabulary; the last id "
+                f"{_q(tok)} appears more than once in the vocabulary; the last {what} "
                 f"({v.tokens.get(tok)}) wins and the earlier entry is lost",
             ))
     if v.model_type != "Unigram":  # Unigram ids are list positions: dense by construction
@@ -143,9 +163,10 @@ def _gaps(v: Vocabulary, ids: list[int], ordered_ids: list[int]) -> list[Pending
                 ordinal_of_id[tid] = i
     out: list[PendingFinding] = []
     for a, b, nxt in gaps:
-        span = f"id {a}" if a == b else f"ids {a}..{b} ({b - a + 1} ids)"
+        what = "rank" if v.scheme is Scheme.RAW_BYTES else "id"  # tiktoken: ranks are the ids
+        span = f"{what} {a}" if a == b else f"{what}s {a}..{b} ({b - a + 1} {what}s)"
         ref = Ref("vocab", ordinal_of_id[nxt]) if nxt in ordinal_of_id else Ref("added-id", nxt)
-        out.append(PendingFinding("id-gap", ref, f"{span} missing: no token has {'this id' if a == b else 'these ids'}"))
+        out.append(PendingFinding("id-gap", ref, f"{span} missing: no token has {f'this {what}' if a == b else f'these {what}s'}"))
     return out
 
 
@@ -208,6 +229,10 @@ def split_well_formed(merges: list, as_pairs: bool) -> tuple[list[str], list[str
 
 
 def _one_merge(v: Vocabulary, rank: int, a: str, b: str, result: str) -> list[PendingFinding]:
+    if not a or not b:  # "ab " splits in two, but an empty part merges nothing
+        stored = [a, b] if v.merges_as_pairs else f"{a} {b}"
+        return [PendingFinding("merge-malformed", Ref("merge", rank, pair=(a, b)),
+                               f"merge {rank} {_malformed(stored, v.merges_as_pairs)}")]
     out = []
     vocab = v.tokens
     missing = [p for p in dict.fromkeys((a, b)) if p not in vocab]
@@ -246,9 +271,10 @@ def added_findings(v: Vocabulary, added_list: list[dict]) -> list[PendingFinding
         if not isinstance(content, str) or not isinstance(aid, int):
             continue
         if content in by_content:
+            ids = f"id {aid}" if by_content[content] == aid else f"ids {by_content[content]} and {aid}"
             out.append(PendingFinding(
                 "duplicate-token", Ref("added", i),
-                f"added token {_q(content)} is listed twice (ids {by_content[content]} and {aid})",
+                f"added token {_q(content)} is listed twice ({ids})",
             ))
         elif aid in by_id:
             out.append(PendingFinding(
@@ -272,15 +298,24 @@ def _malformed(m, as_pairs: bool) -> str:
     one_space = "a merge is two tokens separated by one space"
     if as_pairs:
         if isinstance(m, list) and len(m) != 2:
-            return f"{shown} has {len(m)} parts; a merge is a pair of two tokens"
+            return f"{shown} has {len(m)} part{'s' if len(m) != 1 else ''}; a merge is a pair of two tokens"
         if isinstance(m, list):
-            return f"{shown} has a part that is not a string; a merge is a pair of two tokens"
+            bad = [p for p in m if not isinstance(p, str)]
+            if bad:
+                which = "a part that is not a string" if len(bad) == 1 else "parts that are not strings"
+                return f"{shown} has {which}; a merge is a pair of two tokens (strings)"
+            return f"{shown} has an empty part; a merge is a pair of two non-empty tokens"
         return f"{shown} is not a pair of two tokens (a list of two strings)"
     if not isinstance(m, str):
         return f"{shown} is not a string; {one_space}, in one string"
     spaces = m.count(" ")
     if spaces == 0:
-        return f"{shown} has no space: {one_space}"
-    if "" in m.split(" "):
-        return f"{shown} has an empty part (a space at an end, or two spaces): {one_space}"
-    return f"{shown} has {spaces} spaces: {one_space}"
+        tab = "\t" in m
+        return f"{shown} has no space{' (a tab is not a separator)' if tab else ''}: {one_space}"
+    if m.startswith(" "):
+        return f"{shown} starts with a space, so its first part is empty: {one_space}"
+    if m.endswith(" "):
+        return f"{shown} ends with a space, so its last part is empty: {one_space}"
+    if "  " in m:
+        return f"{shown} has two spaces in a row: {one_space}"
+    return f"{shown} has {spaces} spaces, so {spaces + 1} parts: {one_space}"

@@ -68,6 +68,14 @@ def hex_bytes(data: bytes) -> str:
     return data.hex(" ").upper()
 
 
+def hex_head(data: bytes, limit: int = 32) -> str:
+    """Bytes as hex pairs for a one-line message, at most `limit` of them (a tiktoken
+    token can be megabytes)."""
+    if len(data) <= limit:
+        return data.hex(" ").upper()
+    return f"{data[:limit].hex(' ').upper()} … ({len(data)} bytes)"
+
+
 def code_points(text: str) -> str:
     return " ".join(f"U+{ord(c):04X}" for c in text)
 

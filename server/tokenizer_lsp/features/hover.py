@@ -62,6 +62,12 @@ def hover_markdown(idx: DocumentIndex, p: Piece) -> str:
                      "dropped when decoding (no space before it)")
     if d.ends_word:
         lines.append(f"- ends a word: suffix {code_span(d.ends_word)}, decoded as a space")
+    if p.role == "tiktoken":
+        kept = idx.vocab.tokens.get(p.token) if idx.vocab is not None else None
+        if kept is not None and kept != p.token_id:
+            # tiktoken's loader builds a dict from the lines: the last rank of repeated bytes wins
+            lines.append(f"- the same bytes come again at rank {kept}: tiktoken keeps that last rank, "
+                         f"so rank {p.token_id} is never used")
     if p.token != d.text:
         lines.append(f"- stored as: {code_span(_stored(p.token))}")
     if p.role == "merge" and p.merge is not None:

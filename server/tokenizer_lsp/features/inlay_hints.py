@@ -21,7 +21,13 @@ class Hint:
 
 def _has_space_or_control(data: bytes) -> bool:
     """Whitespace or control characters among the decoded characters (a raw 0xA0 byte is
-    the second byte of `à`, not a no-break space)."""
+    the second byte of `à`, not a no-break space): spaces of every kind (U+0020, U+00A0,
+    U+2009, U+3000...), \\t \\n \\r, C0 and C1 controls (U+0085), line and paragraph
+    separators, format characters (U+200B, U+FEFF).
+
+    Fragments: only their complete characters are judged. The bytes of a cut sequence
+    (`\\xE2\\x80`, which could become U+2028 or a dash alike) are not a character yet, so
+    they do not by themselves make a hint in this mode; `all` mode shows every fragment."""
     text = data.decode("utf-8", "replace")
     return any(c.isspace() or unicodedata.category(c) in _INVISIBLE for c in text)
 
@@ -39,8 +45,6 @@ def hints_in(idx: DocumentIndex, start: int, end: int, mode: str = "all") -> lis
             d = p.decoded
             if p.role != "tiktoken" and d.text == p.token:
                 continue
-            if d.continues and d.text == p.token[len(d.continues):]:
-                continue  # `##ing` reads as it is: the hover explains the prefix
             if mode == "whitespace" and not _has_space_or_control(d.data):
                 continue
             label = visible_text(clipped(d.data, MAX_LABEL * 4)[0]) or "∅"
@@ -52,5 +56,9 @@ def hints_in(idx: DocumentIndex, start: int, end: int, mode: str = "all") -> lis
             tip = f"bytes {hex_bytes(head)}{f' … ({left} more)' if left else ''}" if d.data else "empty token"
             if p.token_id is not None:
                 tip += f" · {'rank' if p.role == 'tiktoken' else 'id'} {p.token_id}"
+            if d.continues:  # `##ing` decodes to `ing`: a WordPiece continuation
+                tip += f" · continues the previous word (prefix {d.continues} dropped)"
+            if d.ends_word:
+                tip += f" · ends a word ({d.ends_word} decoded as a space)"
             out.append(Hint(at, label, tip))
     return out

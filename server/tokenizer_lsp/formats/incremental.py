@@ -174,7 +174,8 @@ def _edit_vocab_key(doc, old_findings, k, lit, old, token, end, delta, new_data)
     on_literal = [f for f in old_findings if ls <= f.start < le]
     if any(f.code not in ("utf8-fragment", "not-byte-level") for f in on_literal):
         return None  # id findings anchored here would need their messages rebuilt
-    one = Vocabulary(scheme=v.scheme, tokens={token: v.tokens[old]}, added=v.added, special=v.special)
+    one = Vocabulary(scheme=v.scheme, tokens={token: v.tokens[old]}, added=v.added, special=v.special,
+                     word_suffix=v.word_suffix)
     added = [Finding(p.code, ls, le + delta, p.message) for p in checks.vocab_findings(one)]
     drop = [(ls, le)] + [_merge_spans(doc, r)[0] for r in affected]
     merge_found = _merge_findings_at(new_doc, affected)

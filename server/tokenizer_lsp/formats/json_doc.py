@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from array import array
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from .json_layout import (
     next_char,
     object_key_spans,
     trailing_array_end,
+    value_span,
     value_start,
 )
 
@@ -113,6 +115,38 @@ def vocab_json_scheme(obj: dict) -> Scheme:
     return Scheme.SENTENCEPIECE if SP_SPACE in keys else Scheme.LITERAL
 
 
+def _word_suffix(model: dict, decoder) -> str:
+    """The end-of-word suffix (CLIP's `</w>`): the model's, else a BPEDecoder's (whose
+    default is `</w>`), found in a Sequence too."""
+    suffix = model.get("end_of_word_suffix")
+    if isinstance(suffix, str) and suffix:
+        return suffix
+    nodes = [decoder]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, list):
+            nodes.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") == "BPEDecoder":
+                suffix = node.get("suffix", "</w>")
+                return suffix if isinstance(suffix, str) else ""
+            nodes.append(node.get("decoders"))
+    return ""
+
+
+def vocab_json_suffix(tokens: dict) -> str:
+    """`</w>` when a vocab.json is CLIP's: every byte character also stands with the
+    suffix, as a word's last symbol (256 lookups, not a pass over the vocabulary)."""
+    return "</w>" if sum(1 for c in BYTE_TO_CHAR if c + "</w>" in tokens) >= 128 else ""
+
+
+def _added_entry_ok(entry) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    tid = entry.get("id")
+    return isinstance(entry.get("content"), str) and type(tid) is int and tid >= 0
+
+
 def is_tokenizer_json(obj) -> bool:
     if not isinstance(obj, dict):
         return False
@@ -185,7 +219,6 @@ def _parse_object_in_pieces(data: bytes, start: int, end: int) -> dict:
     return out
 
 
-_VALUE = re.compile(rb'\s*:\s*(' + STRING + rb'|[^,}\s]+)')
 _CONTENT_RE = re.compile(rb'(?<!\\)"content"\s*:\s*(' + STRING + rb")")
 
 
@@ -198,6 +231,39 @@ def _string_merge_part(data: bytes, span: tuple[int, int], part: int) -> tuple[i
     return (s + 1, sep) if part == 0 else (sep + 1, e - 1)
 
 
+def _shown_value(source: bytes) -> str:
+    """A JSON value for a message: compact (one line whatever its layout), quoted, short."""
+    try:
+        text = json.dumps(orjson.loads(source), ensure_ascii=False)
+    except (orjson.JSONDecodeError, TypeError, ValueError):
+        text = source.decode("utf-8", "replace")
+    return checks._q(text if len(text) <= 60 else text[:57] + "...")
+
+
+def _row_problem(row, source: bytes) -> str:
+    """Why a Unigram vocab row is not [piece, score], in words."""
+    shown = _shown_value(source)
+    if not isinstance(row, list):
+        return f"is {shown}, not a list"
+    if len(row) != 2:
+        return f"{shown} has {len(row)} element{'s' if len(row) != 1 else ''}"
+    if not isinstance(row[0], str):
+        return f"{shown} has a piece that is not a string"
+    return f"{shown} has a score that is not a number"
+
+
+def _added_problem(entry) -> str:
+    if not isinstance(entry, dict):
+        return "is not an object with `content` and `id`"
+    problems = []
+    if not isinstance(entry.get("content"), str):
+        problems.append("no string `content`" if "content" in entry else "no `content`")
+    tid = entry.get("id")
+    if not (type(tid) is int and tid >= 0):
+        problems.append("an `id` that is not a non-negative integer" if "id" in entry else "no `id`")
+    return "has " + " and ".join(problems)
+
+
 class JsonDocument:
     """A parsed tokenizer.json or vocab.json with lazy source positions."""
 
@@ -208,7 +274,7 @@ class JsonDocument:
         # source range of model.merges when parse_deferring_merges left it out of obj
         self.merges_span = merges_span
         if fmt == "vocab.json":
-            self.vocab = Vocabulary(scheme=vocab_json_scheme(obj), tokens=obj)
+            self.vocab = Vocabulary(scheme=vocab_json_scheme(obj), tokens=obj, word_suffix=vocab_json_suffix(obj))
             self.vocab_start = data.find(b"{")
             self.merges_start = None
             self.added_start = None
@@ -223,6 +289,8 @@ class JsonDocument:
         mtype = model.get("type") or ("Unigram" if isinstance(model["vocab"], list) else "BPE")
         raw_vocab = model["vocab"]
         self.unigram = isinstance(raw_vocab, list)
+        # a vocabulary of the other model's shape: tokenizers cannot load it (one finding)
+        self.vocab_shape_error = self.unigram != (mtype == "Unigram")
         if self.unigram:
             self.unigram_list = raw_vocab
             tokens = {}
@@ -232,10 +300,13 @@ class JsonDocument:
                 if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
                         and type(entry[1]) in (int, float)):
                     self.bad_rows.append(i)
-                if isinstance(entry, list) and entry and isinstance(entry[0], str):
-                    if entry[0] in tokens:
+                # a piece, also from a row of the wrong shape (or a bare string, in the
+                # list a BPE or WordPiece vocab should not be): hovers still find it
+                piece = entry[0] if isinstance(entry, list) and entry else entry
+                if isinstance(piece, str):
+                    if piece in tokens:
                         self.unigram_dups.append(i)
-                    tokens[entry[0]] = i  # as HF's token_to_ids: the last one wins
+                    tokens[piece] = i  # as HF's token_to_ids: the last one wins
         else:
             values = list(raw_vocab.values())
             # in windows: one pass over 262k values holds the interpreter for 7 ms
@@ -247,6 +318,10 @@ class JsonDocument:
                 tokens = {k: v for k, v in tokens.items() if v >= 0}
         added = obj.get("added_tokens") if isinstance(obj.get("added_tokens"), list) else []
         self.added_list = [a for a in added if isinstance(a, dict)]
+        # entries tokenizers cannot load: not an object, no string content or integer id
+        self.bad_added = [i for i, a in enumerate(added) if not _added_entry_ok(a)]
+        # where each entry of added_list is in the source array (it skips non-objects)
+        self.added_positions = [i for i, a in enumerate(added) if isinstance(a, dict)]
         added_ids = {}
         special = set()
         for a in self.added_list:
@@ -270,7 +345,7 @@ class JsonDocument:
             added=added_ids,
             special=special,
             subword_prefix=model.get("continuing_subword_prefix") or _decoder_prefix(obj.get("decoder")),
-            word_suffix=model.get("end_of_word_suffix") if isinstance(model.get("end_of_word_suffix"), str) else "",
+            word_suffix=_word_suffix(model, obj.get("decoder")),
             ignore_merges=bool(model.get("ignore_merges")),
         )
         model_start = value_start(data, "model") or 0
@@ -279,7 +354,7 @@ class JsonDocument:
             self.merges_start = self.merges_span[0]
         else:
             self.merges_start = value_start(data, "merges", model_start) if merges is not None else None
-        self.added_start = value_start(data, "added_tokens", 0, model_start or None) if self.added_list else None
+        self.added_start = value_start(data, "added_tokens", 0, model_start or None) if added else None
 
     # ---- findings -------------------------------------------------------------------
 
@@ -354,31 +429,64 @@ class JsonDocument:
     bad_rows: list[int] = []  # Unigram rows that are not [piece, score]
     merges_not_list = False
 
+    vocab_shape_error = False
+    bad_added: list[int] = []  # added_tokens entries tokenizers cannot load
+    added_positions: list[int] = []
+
+    _MAX_SCHEMA = 1000  # findings per kind: a wholly wrong file says so without drowning
+
     def _schema_findings(self) -> list[PendingFinding]:
         """What `tokenizers` would refuse to load although the JSON parses. There is no code
         for it in the contract: json-syntax is the nearest (the file cannot be loaded)."""
-        out = []
+        out: list[PendingFinding] = []
+        data, cannot = self.data, "tokenizers cannot load this file"
+        if not (self.vocab_shape_error or self.bad_rows or self.bad_ids or self.merges_not_list or self.bad_added):
+            return out  # every file tokenizers writes
+        model_start = value_start(data, "model") or 0
+        if self.vocab_shape_error and self.vocab_start is not None:
+            key = data.rfind(b'"vocab"', model_start, self.vocab_start)
+            mtype = self.vocab.model_type
+            want = ("a list of [piece, score] rows" if mtype == "Unigram"
+                    else "an object of token: id (a list is the Unigram form)")
+            out.append(PendingFinding("json-syntax", Ref("span", key, key + len(b'"vocab"')) if key >= 0
+                                      else Ref("span", self.vocab_start, self.vocab_start + 1),
+                                      f"model.vocab of a {checks._q(str(mtype))} model must be {want}; {cannot}"))
+        elif self.bad_rows and self.vocab_start is not None:
+            rows = self.bad_rows[: self._MAX_SCHEMA]
+            where = array_element_spans(data, self.vocab_start, set(rows))
+            for i in rows:
+                if i in where:
+                    why = _row_problem(self.unigram_list[i], data[where[i][0] : where[i][1]])
+                    out.append(PendingFinding("json-syntax", Ref("span", *where[i]),
+                                              f"Unigram vocab row {i} {why}; a row is [piece, score]; {cannot}"))
         if self.bad_ids and self.vocab_start is not None:
-            loc = Locator(self.data, self.vocab_start)
-            for k in self.bad_ids[:1000]:
+            loc = Locator(data, self.vocab_start)
+            for k in self.bad_ids[: self._MAX_SCHEMA]:
                 span = loc.find(k, b":")
                 if span:
-                    m = _VALUE.match(self.data, span[1])
-                    got = m.group(1)[:40].decode("utf-8", "replace") if m else "?"
-                    out.append(PendingFinding("json-syntax", Ref("span", *span),
-                               f"the id of {checks._q(k)} must be a non-negative integer, not {got}; "
-                               "tokenizers cannot load this file"))
-        if self.bad_rows and self.vocab_start is not None:
-            where = array_element_spans(self.data, self.vocab_start, set(self.bad_rows[:1000]))
-            for i in self.bad_rows[:1000]:
-                if i in where:
-                    out.append(PendingFinding("json-syntax", Ref("span", *where[i]),
-                               f"Unigram vocab row {i} must be [piece, score]; tokenizers cannot load this file"))
+                    value = value_span(data, span[1]) or span
+                    out.append(PendingFinding("json-syntax", Ref("span", *value),
+                               f"the id of {checks._q(k)} must be a non-negative integer, not "
+                               f"{_shown_value(data[value[0] : value[1]])}; {cannot}"))
         if self.merges_not_list:
-            at = self.data.find(b'"merges"', value_start(self.data, "model") or 0)
+            at = data.find(b'"merges"', model_start)
             if at >= 0:
+                value = value_span(data, at + len(b'"merges"'))
+                got = f", not {_shown_value(data[value[0] : value[1]])}" if value else ""
                 out.append(PendingFinding("json-syntax", Ref("span", at, at + len(b'"merges"')),
-                           "model.merges must be a list of merges; tokenizers cannot load this file"))
+                           f"model.merges must be a list of merges{got}; {cannot}"))
+        if self.bad_added and self.added_start is not None:
+            entries = self.bad_added[: self._MAX_SCHEMA]
+            where = array_element_spans(data, self.added_start, set(entries))
+            for i in entries:
+                if i in where:
+                    s, e = where[i]
+                    try:
+                        entry = orjson.loads(data[s:e])
+                    except orjson.JSONDecodeError:
+                        entry = None
+                    out.append(PendingFinding("json-syntax", Ref("span", s, e),
+                                              f"added token {i} {_added_problem(entry)}; {cannot}"))
         return out
 
     def _vocab_share(self, fragments: bool) -> tuple[list[PendingFinding], int]:
@@ -558,16 +666,26 @@ class JsonDocument:
         return out
 
     def _added_content_spans(self) -> list[tuple[int, int]]:
+        """The span of each added_list entry's content literal, in order. An entry without
+        a string content (reported apart) gets an empty span at its start: the k-th
+        `"content"` of the text is then not the k-th entry's."""
         if self.added_start is None:
             return []
         out = []
-        pos = self.added_start
-        for _ in self.added_list:
-            m = _CONTENT_RE.search(self.data, pos)
-            if m is None:
-                break
-            out.append(m.span(1))
-            pos = m.end()
+        if not self.bad_added:
+            pos = self.added_start
+            for _ in self.added_list:
+                m = _CONTENT_RE.search(self.data, pos)
+                if m is None:
+                    break
+                out.append(m.span(1))
+                pos = m.end()
+            return out
+        where = array_element_spans(self.data, self.added_start, set(self.added_positions))
+        for i in self.added_positions:
+            s, e = where.get(i, (self.added_start, self.added_start))
+            m = _CONTENT_RE.search(self.data, s, e)
+            out.append(m.span(1) if m and isinstance(self.added_list[len(out)].get("content"), str) else (s, s))
         return out
 
     # ---- lookups for hover and hints -------------------------------------------------
@@ -720,7 +838,7 @@ class JsonDocument:
         out: list[TokenRef] = []
         for role, table in self._tables.items():
             if role == "added":
-                out.extend(self._ref(role, k, s, e) for k, (s, e) in enumerate(table) if start <= s and e <= end)
+                out.extend(self._ref(role, k, s, e) for k, (s, e) in enumerate(table) if start <= s < e <= end)
                 continue
             for k in table.within(start, end):
                 out.append(self._ref(role, k, *table.span(k)))

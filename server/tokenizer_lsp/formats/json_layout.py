@@ -370,3 +370,33 @@ def array_element_spans(data: bytes, start: int, wanted: set[int]) -> dict[int, 
                 first = m.start()
             end = m.end()
     return out
+
+
+_COLON = re.compile(rb"\s*:\s*")
+_SCALAR = re.compile(rb"[^\s\[\]{},]+")
+
+
+def value_span(data: bytes, key_end: int) -> tuple[int, int] | None:
+    """Span of the value after a key literal ending at `key_end` (any shape: a number,
+    a string, an array or object with what it holds)."""
+    m = _COLON.match(data, key_end)
+    if m is None:
+        return None
+    i = m.end()
+    c = data[i : i + 1]
+    if c == b'"':
+        s = _STRING_RE.match(data, i)
+        return s.span() if s else None
+    if c in (b"[", b"{"):
+        depth = 0
+        for t in _JSON_TOKEN.finditer(data, i):
+            ch = data[t.start()]
+            if ch in b"[{":
+                depth += 1
+            elif ch in b"]}":
+                depth -= 1
+                if depth == 0:
+                    return i, t.end()
+        return None
+    s = _SCALAR.match(data, i)
+    return s.span() if s else None

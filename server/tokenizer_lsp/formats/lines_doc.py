@@ -11,6 +11,7 @@ from itertools import accumulate
 
 from .. import checks
 from ..checks import PendingFinding, Ref
+from ..decoding.display import hex_head
 from ..decoding.tokens import Scheme
 from ..decoding.utf8 import short_fragment_kind
 from ..model import Finding, Vocabulary, split_merge
@@ -73,41 +74,71 @@ class LineDocument:
         return []  # each format lists the token literals of a line
 
 
+_BOM = b"\xef\xbb\xbf"
+CLIP_SUFFIX = "</w>"
+
+
+def merges_word_suffix(merges: list[str]) -> str:
+    """CLIP's end-of-word suffix when the merges use it (its merges end words with `</w>`:
+    `l o</w>`); a look at the first merges is enough."""
+    head = merges[:2000]
+    ends = sum(1 for m in head if m.endswith(CLIP_SUFFIX))
+    return CLIP_SUFFIX if head and ends * 10 >= len(head) else ""
+
+
 class MergesDocument(LineDocument):
     format = "merges.txt"
 
     def __init__(self, data: bytes, vocab: Vocabulary | None = None) -> None:
         super().__init__(data)
+        lines = self.lines
+        if len(lines) > 1 and lines[-1] == b"":  # the break ending the last line opens no line
+            lines = lines[:-1]
         self.external_vocab = vocab is not None
-        self.has_header = self.lines[0].lstrip(b"\xef\xbb\xbf").startswith(b"#version") if self.lines else False
-        first = 1 if self.has_header else 0
+        first = lines[0] if lines else b""
+        self.bom = first.startswith(_BOM)
+        self.has_header = first[len(_BOM) if self.bom else 0 :].startswith(b"#version")
         merges: list[str] = []
         self.bad_utf8: dict[int, int] = {}  # line -> offset in it of the first invalid byte
+        self.blank_lines: list[int] = []
         self.merge_lines: list[int] = []
         self.rank_of_line: dict[int, int] = {}
-        for i in range(first, len(self.lines)):
-            raw = self.lines[i]
+        for i in range(1 if self.has_header else 0, len(lines)):
+            raw = lines[i].rstrip(b"\r")
+            if raw.startswith(b"#version"):
+                continue  # tokenizers skips such a line wherever it is
             if not raw.strip():
+                # tokenizers (BPE.from_file) fails on it: "Merges text file invalid at line N"
+                self.blank_lines.append(i)
                 continue
             self.rank_of_line[i] = len(merges)
             self.merge_lines.append(i)
             try:
-                merges.append(raw.rstrip(b"\r").decode("utf-8"))
+                merges.append(raw.decode("utf-8"))
             except UnicodeDecodeError as e:
                 self.bad_utf8[i] = e.start
-                merges.append(raw.rstrip(b"\r").decode("utf-8", "replace"))
+                merges.append(raw.decode("utf-8", "replace"))
         self.vocab = Vocabulary(
             scheme=Scheme.BYTE_LEVEL,
             tokens=vocab.tokens if vocab else {},
             merges=merges,
             merges_as_pairs=False,
+            word_suffix=(vocab.word_suffix if vocab and vocab.word_suffix else merges_word_suffix(merges)),
         )
 
     def findings(self) -> list[Finding]:
         out: list[Finding] = []
-        if not self.has_header and self.lines and self.lines[0].strip():
+        first = self.lines[0] if self.lines else b""
+        if self.bom and self.has_header:
             out.append(Finding(
-                "merges-header", 0, len(self.lines[0]),
+                "merges-header", 0, len(first.rstrip(b"\r")),
+                "the `#version` header starts with a UTF-8 byte order mark: tokenizers' BPE.from_file "
+                "does not see a header there and reads the line as a merge (Token `\\uFEFF#version:` "
+                "out of vocabulary); save the file without the BOM",
+            ))
+        elif not self.has_header and first.strip():
+            out.append(Finding(
+                "merges-header", 0, len(first.rstrip(b"\r")),
                 "no `#version` header: older loaders (transformers' slow GPT2Tokenizer) drop the "
                 "first line of a merges file, losing this merge",
             ))
@@ -115,12 +146,20 @@ class MergesDocument(LineDocument):
             pending = checks.merge_findings(self.vocab)
         else:
             pending = [p for p in checks.merge_findings(self.vocab) if p.code == "merge-malformed"]
+        for line in self.blank_lines:
+            s = self.starts[line]
+            out.append(Finding("merge-malformed", s, s + len(self.lines[line].rstrip(b"\r")),
+                               "empty line: a merges file holds one `a b` merge on every line, and "
+                               "tokenizers refuses to load one with an empty line"))
         for line, at in self.bad_utf8.items():
             s = self.starts[line]
             out.append(Finding("merge-malformed", s + at, s + at + 1,
-                               f"byte {self.lines[line][at]:02X} is not valid UTF-8: a merges file is UTF-8 text"))
+                               f"byte {self.lines[line][at]:02X} is not valid UTF-8: a merges file is UTF-8 "
+                               "text (tokenizers refuses to load it); this merge is not checked"))
         for p in pending:
             line = self.merge_lines[p.ref.key]
+            if line in self.bad_utf8:
+                continue  # its parts hold U+FFFD for the bad bytes: said once above
             s, e = self._part_span(line, p.ref.part if p.code == "merge-unknown-token" else None)
             out.append(Finding(p.code, s, e, p.message))
         out.sort(key=lambda f: f.start)
@@ -166,23 +205,25 @@ class TiktokenDocument(LineDocument):
         self.line_entry: dict[int, tuple[str, int]] = {}
         self.line_findings: list[Finding] = []
         dup_spans: list[tuple[int, int, str]] = []
+        repeats: list[tuple[str, int]] = []
         for i, raw in enumerate(self.lines):
             line = raw.rstrip(b"\r")
-            if not line.strip():
-                continue
+            if not line:
+                continue  # tiktoken's loader skips empty lines (`if line`)
             fields = line.split()  # as tiktoken's loader: any run of whitespace
             start = self.starts[i]
             problem = None
             if len(fields) != 2:
-                problem = f"expected `base64 rank`, found {len(fields)} field{'s' if len(fields) != 1 else ''}"
+                problem = (f"expected `base64 rank`, found {len(fields)} field{'s' if len(fields) != 1 else ''}"
+                           + (" (a line of blanks: tiktoken's loader fails on it)" if not fields else ""))
             else:
                 b64, rank = fields
                 try:
                     base64.b64decode(b64, validate=True)
                 except (binascii.Error, ValueError):
-                    problem = f"`{b64.decode('ascii', 'replace')[:40]}` is not valid base64"
+                    problem = f"{checks._q(b64[:40].decode('utf-8', 'replace'))} is not valid base64"
                 if not rank.isdigit():
-                    problem = f"rank `{rank.decode('utf-8', 'replace')[:20]}` is not a non-negative integer"
+                    problem = f"rank {checks._q(rank[:20].decode('utf-8', 'replace'))} is not a non-negative integer"
             if problem:
                 self.line_findings.append(Finding("tiktoken-malformed", start, start + len(line), problem))
                 continue
@@ -193,10 +234,15 @@ class TiktokenDocument(LineDocument):
             if token in tokens:
                 # tiktoken builds a dict: the last rank of a repeated token wins
                 dup_spans.append((b64_start, b64_start + len(b64), token))
+                repeats.append((token, i))
                 tokens[token] = r
                 continue
             tokens[token] = r
             self.entry_line.append(i)
+        if repeats:  # an entry's line is the one whose rank tiktoken keeps: the last
+            ordinal = {t: o for o, t in enumerate(tokens)}
+            for token, i in repeats:
+                self.entry_line[ordinal[token]] = i
         self.vocab = Vocabulary(scheme=Scheme.RAW_BYTES, tokens=tokens)
         self._dups = dup_spans
 
@@ -211,7 +257,7 @@ class TiktokenDocument(LineDocument):
                 except UnicodeDecodeError:
                     pending.append(PendingFinding(
                         "utf8-fragment", Ref("vocab", ordinal),
-                        f"rank {self.vocab.tokens[token]} = bytes {data.hex(' ').upper()}: "
+                        f"rank {self.vocab.tokens[token]} = bytes {hex_head(data)}: "
                         f"{short_fragment_kind(data)}",
                     ))
         for p in pending:
