@@ -72,8 +72,8 @@ def hex_head(data: bytes, limit: int = 32) -> str:
     """Bytes as hex pairs for a one-line message, at most `limit` of them (a tiktoken
     token can be megabytes)."""
     if len(data) <= limit:
-        return data.hex(" ").upper()
-    return f"{data[:limit].hex(' ').upper()} … ({len(data)} bytes)"
+        return hex_bytes(data)
+    return f"{hex_bytes(data[:limit])} … ({len(data)} bytes)"
 
 
 def code_points(text: str) -> str:

@@ -11,6 +11,7 @@ from .bytemap import byte_level_decode
 from .utf8 import Utf8Kind, classify
 
 SP_SPACE = "\u2581"  # ▁
+CLIP_SUFFIX = "</w>"  # end-of-word suffix of CLIP's BPE (and BPEDecoder's default)
 _BYTE_FALLBACK = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 

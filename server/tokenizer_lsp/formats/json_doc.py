@@ -16,7 +16,7 @@ from .. import checks
 from ..checks import PendingFinding, Ref
 from ..compact_vocab import CompactTokens
 from ..decoding.bytemap import BYTE_TO_CHAR
-from ..decoding.tokens import SP_SPACE, Scheme
+from ..decoding.tokens import CLIP_SUFFIX, SP_SPACE, Scheme
 from ..model import Finding, Vocabulary, split_merge
 from ..parallel import MIN_WORK, Forked
 from .json_layout import (
@@ -128,7 +128,7 @@ def _word_suffix(model: dict, decoder) -> str:
             nodes.extend(node)
         elif isinstance(node, dict):
             if node.get("type") == "BPEDecoder":
-                suffix = node.get("suffix", "</w>")
+                suffix = node.get("suffix", CLIP_SUFFIX)
                 return suffix if isinstance(suffix, str) else ""
             nodes.append(node.get("decoders"))
     return ""
@@ -137,7 +137,7 @@ def _word_suffix(model: dict, decoder) -> str:
 def vocab_json_suffix(tokens: dict) -> str:
     """`</w>` when a vocab.json is CLIP's: every byte character also stands with the
     suffix, as a word's last symbol (256 lookups, not a pass over the vocabulary)."""
-    return "</w>" if sum(1 for c in BYTE_TO_CHAR if c + "</w>" in tokens) >= 128 else ""
+    return CLIP_SUFFIX if sum(1 for c in BYTE_TO_CHAR if c + CLIP_SUFFIX in tokens) >= 128 else ""
 
 
 def _added_entry_ok(entry) -> bool:

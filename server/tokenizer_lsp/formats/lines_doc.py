@@ -12,7 +12,7 @@ from itertools import accumulate
 from .. import checks
 from ..checks import PendingFinding, Ref
 from ..decoding.display import hex_head
-from ..decoding.tokens import Scheme
+from ..decoding.tokens import CLIP_SUFFIX, Scheme
 from ..decoding.utf8 import short_fragment_kind
 from ..model import Finding, Vocabulary, split_merge
 from .json_doc import TokenRef
@@ -75,7 +75,6 @@ class LineDocument:
 
 
 _BOM = b"\xef\xbb\xbf"
-CLIP_SUFFIX = "</w>"
 
 
 def merges_word_suffix(merges: list[str]) -> str:
