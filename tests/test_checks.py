@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tokenizer_lsp.analysis import index_file
+from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.cli import main as cli
 
 
@@ -208,7 +208,7 @@ def test_cli_not_a_tokenizer_and_unreadable(tmp_path, capsys):
 
 
 def test_forked_merge_check_matches_in_process(tmp_path, monkeypatch):
-    import tokenizer_lsp.formats.json_doc as json_doc
+    import tokenizer_lsp.core.formats.json_doc as json_doc
 
     merges = [("a", "b"), ("Ġ", "a"), ("a", "zz"), ("b", "a"), ("q", "b"), ("a", "b")] * 5
     text = json.dumps(tokenizer(BASE, merges), indent=2)
@@ -264,7 +264,7 @@ def test_other_str_to_int_json_is_not_claimed(tmp_path, capsys):
         assert cli(["check", str(path)]) == 2
         assert "not a tokenizer file" in capsys.readouterr().err
     # without a telling name, a GPT-2 vocabulary is still recognised by its byte alphabet
-    from tokenizer_lsp.decoding import BYTE_TO_CHAR
+    from tokenizer_lsp.core.decoding import BYTE_TO_CHAR
 
     renamed = write(tmp_path, "gpt2-vocab-copy.json", json.dumps({c: i for i, c in enumerate(BYTE_TO_CHAR)}))
     assert index_file(str(renamed)).format == "vocab.json"
@@ -350,9 +350,9 @@ def test_added_token_duplicates(tmp_path):
 
 
 def test_wordpiece_continuation_pieces(tmp_path):
-    from tokenizer_lsp.features.hover import hover_markdown
-    from tokenizer_lsp.features.inlay_hints import hints_in
-    from tokenizer_lsp.features.tokens import piece_at
+    from tokenizer_lsp.lsp.render.hover import hover_markdown
+    from tokenizer_lsp.lsp.render.hints import hints_in
+    from tokenizer_lsp.lsp.render.pieces import piece_at
 
     obj = {"model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
                      "vocab": {"[UNK]": 0, "play": 1, "##ing": 2, "##": 3}},
@@ -389,8 +389,8 @@ def test_values_tokenizers_cannot_load_are_errors(tmp_path):
 
 
 def test_clip_end_of_word_suffix(tmp_path):
-    from tokenizer_lsp.features.hover import hover_markdown
-    from tokenizer_lsp.features.tokens import piece_at
+    from tokenizer_lsp.lsp.render.hover import hover_markdown
+    from tokenizer_lsp.lsp.render.pieces import piece_at
 
     obj = tokenizer({"h": 0, "e": 1, "e</w>": 2, "he</w>": 3}, merges=[("h", "e</w>")])
     obj["model"]["end_of_word_suffix"] = "</w>"

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tokenizer_lsp.index import DocumentIndex, content_kind
+from tokenizer_lsp.core.index import DocumentIndex, content_kind
 
 from .conftest import ROOT, corpus_file
 

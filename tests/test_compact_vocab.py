@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokenizer_lsp import compact_vocab
-from tokenizer_lsp.compact_vocab import CompactTokens
-from tokenizer_lsp.model import RenamedTokens
+from tokenizer_lsp.core import compact_vocab
+from tokenizer_lsp.core.compact_vocab import CompactTokens
+from tokenizer_lsp.core.model import RenamedTokens
 
 # any text, lone surrogates included (JSON "\ud800" escapes make such tokens)
 tokens = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=12)

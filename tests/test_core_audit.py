@@ -9,16 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenizer_lsp.analysis import decoded_rows, index_file
+from tokenizer_lsp.core.files import decoded_rows, index_file
 from tokenizer_lsp.cli import main as cli
-from tokenizer_lsp.decoding import BYTE_TO_CHAR, Scheme, byte_level_encode, decode_token
-from tokenizer_lsp.decoding.display import visible_text
-from tokenizer_lsp.decoding.utf8 import Utf8Kind, classify, describe_fragment, faults, short_fragment_kind
-from tokenizer_lsp.features.hover import hover_markdown
-from tokenizer_lsp.features.inlay_hints import hints_in
-from tokenizer_lsp.features.tokens import piece_at
-from tokenizer_lsp.formats.lines_doc import MergesDocument, TiktokenDocument
-from tokenizer_lsp.index import DocumentIndex
+from tokenizer_lsp.core.decoding import BYTE_TO_CHAR, Scheme, byte_level_encode, decode_token
+from tokenizer_lsp.core.decoding.display import visible_text
+from tokenizer_lsp.core.decoding.utf8 import Utf8Kind, classify, describe_fragment, faults, short_fragment_kind
+from tokenizer_lsp.lsp.render.hover import hover_markdown
+from tokenizer_lsp.lsp.render.hints import hints_in
+from tokenizer_lsp.lsp.render.pieces import piece_at
+from tokenizer_lsp.core.formats.lines_doc import MergesDocument, TiktokenDocument
+from tokenizer_lsp.core.index import DocumentIndex
 
 from .conftest import corpus_file
 
@@ -103,7 +103,7 @@ def test_malformed_string_merges_at_their_own_element(tmp_path):
 
 def test_malformed_merges_in_a_large_file_parsed_apart(tmp_path, monkeypatch):
     """Over 1 MB the merges are parsed apart (and in a forked child): same positions."""
-    import tokenizer_lsp.formats.json_doc as json_doc
+    import tokenizer_lsp.core.formats.json_doc as json_doc
 
     monkeypatch.setattr(json_doc, "MIN_WORK", 1)
     vocab = {f"t{i}": i for i in range(40000)}

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tokenizer_lsp.analysis import decoded_rows, index_file
-from tokenizer_lsp.decoding import Scheme
+from tokenizer_lsp.core.files import decoded_rows, index_file
+from tokenizer_lsp.core.decoding import Scheme
 
 from .conftest import corpus_file
 
@@ -104,8 +104,8 @@ def test_tiktoken_rows():
 
 
 def _findings(data: bytes, path: str, deferred: bool, monkeypatch) -> list[tuple]:
-    from tokenizer_lsp.formats import json_doc
-    from tokenizer_lsp.index import DocumentIndex
+    from tokenizer_lsp.core.formats import json_doc
+    from tokenizer_lsp.core.index import DocumentIndex
 
     monkeypatch.setattr(json_doc, "DEFER_MERGES_BYTES", 0 if deferred else 1 << 62)
     idx = DocumentIndex(data, path)
@@ -137,7 +137,7 @@ def test_merges_checked_apart_agree_with_one_parse(rel, monkeypatch):
 def test_lookups_after_compaction_agree_with_the_parsed_vocab():
     import orjson
 
-    from tokenizer_lsp.compact_vocab import CompactTokens
+    from tokenizer_lsp.core.compact_vocab import CompactTokens
 
     path = corpus_file("qwen3/tokenizer.json")
     idx = index_file(str(path))

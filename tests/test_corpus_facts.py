@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tokenizer_lsp.analysis import decoded_rows, index_file
-from tokenizer_lsp.decoding import Scheme
+from tokenizer_lsp.core.files import decoded_rows, index_file
+from tokenizer_lsp.core.decoding import Scheme
 
 from .conftest import corpus_file
 

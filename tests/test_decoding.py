@@ -1,10 +1,10 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokenizer_lsp.decoding import BYTE_TO_CHAR, CHAR_TO_BYTE, Scheme, byte_level_decode, byte_level_encode, classify, decode_token
-from tokenizer_lsp.decoding.bulk import byte_level_faults
-from tokenizer_lsp.decoding.display import code_span, visible_text
-from tokenizer_lsp.decoding.utf8 import Utf8Kind, describe_fragment, short_fragment_kind
+from tokenizer_lsp.core.decoding import BYTE_TO_CHAR, CHAR_TO_BYTE, Scheme, byte_level_decode, byte_level_encode, classify, decode_token
+from tokenizer_lsp.core.decoding.bulk import byte_level_faults
+from tokenizer_lsp.core.decoding.display import code_span, visible_text
+from tokenizer_lsp.core.decoding.utf8 import Utf8Kind, describe_fragment, short_fragment_kind
 
 
 def test_byte_map_known_points():
@@ -135,7 +135,7 @@ def test_visible_text():
 def test_transport_loads_applies_the_hook_like_json():
     import json
 
-    from tokenizer_lsp.transport import loads
+    from tokenizer_lsp.runtime.stdio import loads
 
     body = json.dumps({"jsonrpc": "2.0", "params": {"a": [{"b": 1}], "text": "é😀"}}, ensure_ascii=False).encode()
     seen = []
@@ -146,7 +146,7 @@ def test_transport_loads_applies_the_hook_like_json():
 
 
 def test_display_keeps_bytes_and_characters_apart():
-    from tokenizer_lsp.decoding.display import escaped, visible_text
+    from tokenizer_lsp.core.decoding.display import escaped, visible_text
 
     # \x.. only for bytes that are not UTF-8; characters (even U+0000) are \u....
     assert visible_text(b"\x00a\xe2") == "\\u0000a\\xE2"
@@ -159,10 +159,10 @@ def test_display_keeps_bytes_and_characters_apart():
 def test_hover_and_hints_stay_small_on_a_huge_token():
     import base64
 
-    from tokenizer_lsp.features.hover import hover_markdown
-    from tokenizer_lsp.features.inlay_hints import hints_in
-    from tokenizer_lsp.features.tokens import piece_at
-    from tokenizer_lsp.index import DocumentIndex
+    from tokenizer_lsp.lsp.render.hover import hover_markdown
+    from tokenizer_lsp.lsp.render.hints import hints_in
+    from tokenizer_lsp.lsp.render.pieces import piece_at
+    from tokenizer_lsp.core.index import DocumentIndex
 
     big = base64.b64encode("é".encode() * 500_000).decode()
     data = f"IQ== 0\n{big} 1\n".encode()
@@ -177,8 +177,8 @@ def test_hover_and_hints_stay_small_on_a_huge_token():
 def test_whitespace_hints_look_at_characters_not_bytes():
     import json
 
-    from tokenizer_lsp.features.inlay_hints import hints_in
-    from tokenizer_lsp.index import DocumentIndex
+    from tokenizer_lsp.lsp.render.hints import hints_in
+    from tokenizer_lsp.core.index import DocumentIndex
 
     # "Ãł" is C3 A0, the letter à; "Âł" is C2 A0, a no-break space
     data = json.dumps({"Ãł": 0, "ÂłX": 1, "Ġa": 2, "ab": 3}, ensure_ascii=False).encode()
@@ -189,7 +189,7 @@ def test_whitespace_hints_look_at_characters_not_bytes():
 
 
 def test_fragment_explanations_name_the_shape():
-    from tokenizer_lsp.decoding.utf8 import describe_fragment
+    from tokenizer_lsp.core.decoding.utf8 import describe_fragment
 
     assert "middle or end" in describe_fragment(b"\x80") and "last byte" not in describe_fragment(b"\x80")
     assert "surrogate" in describe_fragment(b"\xed\xa0\x80")

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from tokenizer_lsp.index import DocumentIndex
+from tokenizer_lsp.core.index import DocumentIndex
 
 from .conftest import ROOT, corpus_file
 

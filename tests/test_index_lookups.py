@@ -2,7 +2,7 @@
 
 import pytest
 
-from tokenizer_lsp.analysis import index_file
+from tokenizer_lsp.core.files import index_file
 
 from .conftest import corpus_file
 

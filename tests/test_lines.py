@@ -3,8 +3,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenizer_lsp import lines
-from tokenizer_lsp.lines import LineIndex, byte_length_of_columns, column_of
+from tokenizer_lsp.core.text import lines
+from tokenizer_lsp.core.text.lines import LineIndex, byte_length_of_columns, column_of
 
 chars = st.sampled_from(["a", "Ġ", "é", "∀", "😀", "\n", '"', ","])
 

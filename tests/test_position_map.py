@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenizer_lsp.position_map import range_to_new, span_of, to_new, to_old
+from tokenizer_lsp.core.text.position_map import range_to_new, span_of, to_new, to_old
 
 ALPHABET = st.sampled_from(list("ab \né😀"))
 

@@ -9,13 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokenizer_lsp.cli import main as cli
-from tokenizer_lsp.features.diagnostics import diagnostics_for
-from tokenizer_lsp.features.hover import hover_markdown
-from tokenizer_lsp.features.inlay_hints import hints_in
-from tokenizer_lsp.features.tokens import piece_at
-from tokenizer_lsp.formats.salvage import match_close, parse_prefix, salvage
-from tokenizer_lsp.index import DocumentIndex
-from tokenizer_lsp.settings import Settings
+from tokenizer_lsp.lsp.render.diagnostics import diagnostics_for
+from tokenizer_lsp.lsp.render.hover import hover_markdown
+from tokenizer_lsp.lsp.render.hints import hints_in
+from tokenizer_lsp.lsp.render.pieces import piece_at
+from tokenizer_lsp.core.formats.salvage import match_close, parse_prefix, salvage
+from tokenizer_lsp.core.index import DocumentIndex
+from tokenizer_lsp.lsp.settings import Settings
 
 from .conftest import corpus_file
 
@@ -348,7 +348,7 @@ def test_truncation_never_raises_nor_invents_findings(cut):
                 min_size=1, max_size=4),
        st.booleans(), st.booleans())
 def test_byte_flips_never_raise(flips, insert, deferred):
-    from tokenizer_lsp.formats import json_doc
+    from tokenizer_lsp.core.formats import json_doc
 
     data = bytearray(DATA)
     for pos, byte in flips:
@@ -416,7 +416,7 @@ def test_qwen3_stray_comma_in_the_vocab(qwen3):
 
 
 def test_break_in_merges_parsed_apart_salvages_the_same(monkeypatch):
-    from tokenizer_lsp.formats import json_doc
+    from tokenizer_lsp.core.formats import json_doc
 
     at = TEXT.index("[", TEXT.index('"merges"') + 12)
     broken = (TEXT[:at] + "@" + TEXT[at:]).encode()
@@ -431,7 +431,7 @@ def test_break_in_merges_parsed_apart_salvages_the_same(monkeypatch):
 @pytest.mark.parametrize("where", ['"c": 6,', '"ab": 7,'])
 def test_break_in_the_vocab_parsed_apart_is_placed_as_in_one_parse(monkeypatch, where):
     """Large files parse model.vocab apart (orjson's error is then relative to it)."""
-    from tokenizer_lsp.formats import json_doc
+    from tokenizer_lsp.core.formats import json_doc
 
     broken = TEXT.replace(where, where + ",").encode()
     results = []
@@ -444,7 +444,7 @@ def test_break_in_the_vocab_parsed_apart_is_placed_as_in_one_parse(monkeypatch, 
 
 
 def test_trailing_comma_ending_a_vocab_parsed_apart(monkeypatch):
-    from tokenizer_lsp.formats import json_doc
+    from tokenizer_lsp.core.formats import json_doc
 
     monkeypatch.setattr(json_doc, "DEFER_MERGES_BYTES", 0)
     broken = TEXT.replace('"ĠĠ": 13', '"ĠĠ": 13,').encode()

@@ -1,4 +1,4 @@
-from tokenizer_lsp.settings import Settings, parse_settings
+from tokenizer_lsp.lsp.settings import Settings, parse_settings
 
 
 def test_defaults_and_bad_values_are_reported():
@@ -23,8 +23,8 @@ def test_the_summary_has_a_severity_too():
 
 
 def test_summary_off_and_limit_in_published_diagnostics():
-    from tokenizer_lsp.analysis import index_file
-    from tokenizer_lsp.features.diagnostics import diagnostics_for
+    from tokenizer_lsp.core.files import index_file
+    from tokenizer_lsp.lsp.render.diagnostics import diagnostics_for
 
     from .conftest import ROOT
 

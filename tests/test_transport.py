@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from tokenizer_lsp import transport
+from tokenizer_lsp.runtime import stdio as transport
 
 
 def did_open(text: str, text_first: bool, ascii_only: bool) -> bytes:
@@ -54,7 +54,7 @@ def test_pipe_writer_keeps_order_and_bytes_small_and_large():
     import os
     import threading
 
-    from tokenizer_lsp.transport import PipeWriter
+    from tokenizer_lsp.runtime.stdio import PipeWriter
 
     r, w = os.pipe()
     out = os.fdopen(w, "wb")

@@ -9,9 +9,9 @@ import sys
 import orjson
 
 from . import __version__
-from .analysis import decoded_rows, index_file, load_vocab_file
-from .decoding.display import visible_text
-from .model import DEFAULT_SEVERITY, SEVERITIES
+from .core.files import decoded_rows, index_file, load_vocab_file
+from .core.decoding.display import visible_text
+from .core.model import DEFAULT_SEVERITY, SEVERITIES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         return _check(args)
     if args.command == "decode":
         return _decode(args)
-    from .server import serve
+    from .lsp.server import serve
 
     serve(tcp=args.tcp, host=args.host, port=args.port)
     return 0

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..decoding.display import clipped, code_points, code_span, escaped, hex_bytes, visible_text
-from ..decoding.tokens import Kind
-from ..decoding.utf8 import Utf8Kind, describe_fragment
-from ..index import DocumentIndex
-from .tokens import Piece
+from ...core.decoding.display import clipped, code_points, code_span, escaped, hex_bytes, visible_text
+from ...core.decoding.tokens import Kind
+from ...core.decoding.utf8 import Utf8Kind, describe_fragment
+from ...core.index import DocumentIndex
+from .pieces import Piece
 
 
 def _label(p: Piece, idx: DocumentIndex) -> str:

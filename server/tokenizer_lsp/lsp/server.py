@@ -19,15 +19,16 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from . import __version__, memory, transport
-from .analysis import VOCAB_NAMES, companion_vocab_path, load_vocab_file
-from .documents import Change, OpenDocument, apply_changes
-from .position_map import Span, range_to_new, span_of, to_new, to_old
-from .features.diagnostics import diagnostics_for
-from .features.hover import hover_markdown
-from .features.inlay_hints import hints_in
-from .features.tokens import piece_at
-from .index import DocumentIndex, collector_paused, content_kind, name_kind
+from .. import __version__
+from ..runtime import malloc as memory, stdio as transport
+from ..core.files import VOCAB_NAMES, companion_vocab_path, load_vocab_file
+from .session import Change, OpenDocument, apply_changes
+from ..core.text.position_map import Span, range_to_new, span_of, to_new, to_old
+from .render.diagnostics import diagnostics_for
+from .render.hover import hover_markdown
+from .render.hints import hints_in
+from .render.pieces import piece_at
+from ..core.index import DocumentIndex, collector_paused, content_kind, name_kind
 from .settings import Settings, parse_settings
 
 log = logging.getLogger("tokenizer_lsp")

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from itertools import chain, compress, count, groupby, islice, repeat
 from operator import eq, lt, not_, sub
 
-from .decoding.bulk import byte_fallback_fragments, byte_level_scan
-from .decoding.bytemap import outside_alphabet
-from .decoding.display import hex_head
-from .decoding.tokens import Scheme
-from .decoding.utf8 import short_fragment_kind
-from .model import Vocabulary, split_merge
+from ..decoding.bulk import byte_fallback_fragments, byte_level_scan
+from ..decoding.bytemap import outside_alphabet
+from ..decoding.display import hex_head
+from ..decoding.tokens import Scheme
+from ..decoding.utf8 import short_fragment_kind
+from ..model import Vocabulary, split_merge
 
 
 @dataclass(frozen=True, slots=True)

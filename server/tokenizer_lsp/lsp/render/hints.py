@@ -5,9 +5,9 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from ..decoding.display import clipped, hex_bytes, visible_text
-from ..index import DocumentIndex
-from .tokens import pieces
+from ...core.decoding.display import clipped, hex_bytes, visible_text
+from ...core.index import DocumentIndex
+from .pieces import pieces
 
 MAX_LABEL = 40  # VS Code cuts labels at 43 characters
 

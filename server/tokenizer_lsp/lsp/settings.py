@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .model import DEFAULT_SEVERITY, SEVERITIES
+from ..core.model import DEFAULT_SEVERITY, SEVERITIES
 
 HINT_MODES = ("all", "whitespace", "off")
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from .formats.json_layout import escaped
+from ..core.formats.json_layout import escaped
 
 
 def _apply_hook(obj: Any, hook) -> Any:

@@ -16,7 +16,7 @@ from .compact_vocab import CompactTokens
 from .decoding.bytemap import BYTE_TO_CHAR
 from .formats.json_doc import JsonDocument, TokenRef, is_tokenizer_json, is_vocab_json, parse_deferring_merges
 from .formats.lines_doc import MergesDocument, TiktokenDocument
-from .lines import LineIndex
+from .text.lines import LineIndex
 from .model import Finding, Vocabulary
 
 JSON_NAMES = ("tokenizer.json", "vocab.json", "encoder.json")

@@ -11,10 +11,10 @@ import ctypes
 import platform
 from dataclasses import dataclass, field
 
-from .index import DocumentIndex
-from .lines import LineIndex
-from .memory import prefer_huge_pages
-from .position_map import Span
+from ..core.index import DocumentIndex
+from ..core.text.lines import LineIndex
+from ..runtime.malloc import prefer_huge_pages
+from ..core.text.position_map import Span
 
 
 @dataclass

@@ -18,7 +18,7 @@ from ..compact_vocab import CompactTokens
 from ..decoding.bytemap import BYTE_TO_CHAR
 from ..decoding.tokens import CLIP_SUFFIX, SP_SPACE, Scheme
 from ..model import Finding, Vocabulary, split_merge
-from ..parallel import MIN_WORK, Forked
+from ...runtime.forked import MIN_WORK, Forked
 from .json_layout import (
     STRING,
     LiteralTable,

@@ -1,1 +1,0 @@
-"""LSP features: thin functions from a DocumentIndex to protocol answers."""
