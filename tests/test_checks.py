@@ -214,7 +214,11 @@ def test_forked_merge_check_matches_in_process(tmp_path, monkeypatch):
     text = json.dumps(tokenizer(BASE, merges), indent=2)
     path = write(tmp_path, "tokenizer.json", text)
     in_process = findings(path)
-    monkeypatch.setattr(json_doc, "MIN_WORK", 1)
+    from tokenizer_lsp.core import hooks
+    from tokenizer_lsp.runtime.forked import Forked
+
+    monkeypatch.setattr(json_doc, "MIN_PARALLEL_WORK", 1)
+    monkeypatch.setattr(hooks, "beside", Forked)
     forked = findings(path)
     assert forked == in_process and len(forked) == 25
 
@@ -352,7 +356,7 @@ def test_added_token_duplicates(tmp_path):
 def test_wordpiece_continuation_pieces(tmp_path):
     from tokenizer_lsp.lsp.render.hover import hover_markdown
     from tokenizer_lsp.lsp.render.hints import hints_in
-    from tokenizer_lsp.lsp.render.pieces import piece_at
+    from tokenizer_lsp.core.pieces import piece_at
 
     obj = {"model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
                      "vocab": {"[UNK]": 0, "play": 1, "##ing": 2, "##": 3}},
@@ -390,7 +394,7 @@ def test_values_tokenizers_cannot_load_are_errors(tmp_path):
 
 def test_clip_end_of_word_suffix(tmp_path):
     from tokenizer_lsp.lsp.render.hover import hover_markdown
-    from tokenizer_lsp.lsp.render.pieces import piece_at
+    from tokenizer_lsp.core.pieces import piece_at
 
     obj = tokenizer({"h": 0, "e": 1, "e</w>": 2, "he</w>": 3}, merges=[("h", "e</w>")])
     obj["model"]["end_of_word_suffix"] = "</w>"

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from tokenizer_lsp.core.index import DocumentIndex, content_kind
+from tokenizer_lsp.core.detect import content_kind
+from tokenizer_lsp.core.index import build_index
 
 from .conftest import ROOT, corpus_file
 
@@ -62,7 +63,7 @@ def test_detection_by_content():
     assert content_kind(b'{"a": 1}') == "json"
     # a broken tokenizer.json under another name is still recognised: it gets json-syntax
     broken = b'{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [], "model": {"type": "BPE", "vocab": {"a": 0,}}}'
-    idx = DocumentIndex(broken, "/x/my-tokenizer-backup.json")
+    idx = build_index(broken, "/x/my-tokenizer-backup.json")
     assert idx.is_tokenizer and [f.code for f in idx.findings] == ["json-syntax"]
 
 

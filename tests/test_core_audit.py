@@ -16,9 +16,9 @@ from tokenizer_lsp.core.decoding.display import visible_text
 from tokenizer_lsp.core.decoding.utf8 import Utf8Kind, classify, describe_fragment, faults, short_fragment_kind
 from tokenizer_lsp.lsp.render.hover import hover_markdown
 from tokenizer_lsp.lsp.render.hints import hints_in
-from tokenizer_lsp.lsp.render.pieces import piece_at
+from tokenizer_lsp.core.pieces import piece_at
 from tokenizer_lsp.core.formats.lines_doc import MergesDocument, TiktokenDocument
-from tokenizer_lsp.core.index import DocumentIndex
+from tokenizer_lsp.core.index import build_index
 
 from .conftest import corpus_file
 
@@ -105,7 +105,11 @@ def test_malformed_merges_in_a_large_file_parsed_apart(tmp_path, monkeypatch):
     """Over 1 MB the merges are parsed apart (and in a forked child): same positions."""
     import tokenizer_lsp.core.formats.json_doc as json_doc
 
-    monkeypatch.setattr(json_doc, "MIN_WORK", 1)
+    from tokenizer_lsp.core import hooks
+    from tokenizer_lsp.runtime.forked import Forked
+
+    monkeypatch.setattr(json_doc, "MIN_PARALLEL_WORK", 1)
+    monkeypatch.setattr(hooks, "beside", Forked)
     vocab = {f"t{i}": i for i in range(40000)}
     merges = [[f"t{i}", f"t{i + 1}"] for i in range(30000)]
     for i in range(30000):
@@ -192,7 +196,7 @@ def test_merges_txt_bom_before_header(gpt2_dir):
 @settings(max_examples=60, deadline=None)
 @given(st.binary(max_size=300))
 def test_line_documents_never_crash(data):
-    vocab = DocumentIndex(b'{"a": 0, "b": 1}', "/x/vocab.json").vocab
+    vocab = build_index(b'{"a": 0, "b": 1}', "/x/vocab.json").vocab
     for doc in (MergesDocument(data), MergesDocument(data, vocab), TiktokenDocument(data)):
         doc.findings()
         for ref in doc.tokens_in(0, len(data)):

@@ -33,7 +33,7 @@ def test_fragment_counts_and_no_false_errors(rel, count):
 @pytest.mark.parametrize("rel", ["gpt2-openai/vocab.bpe", "whisper-gpt2/merges.txt"])
 def test_merges_files_against_their_vocab(rel):
     idx = index_file(str(corpus_file(rel)))
-    assert idx.format == "merges.txt" and len(idx.vocab.merges) == 50000
+    assert idx.format == "merges.txt" and len(idx.merges()) == 50000
     assert len(idx.vocab.tokens) == 50257  # the encoder.json / vocab.json beside it
     assert idx.findings == []
 
@@ -41,7 +41,7 @@ def test_merges_files_against_their_vocab(rel):
 def test_qwen3_forall_and_ranges():
     idx = index_file(str(corpus_file("qwen3/tokenizer.json")))
     v = idx.vocab
-    assert v.scheme is Scheme.BYTE_LEVEL and len(v.tokens) == 151643 and len(v.merges) == 151387
+    assert v.scheme is Scheme.BYTE_LEVEL and len(v.tokens) == 151643 and len(idx.merges()) == 151387
     assert v.decode("âĪ").data == bytes.fromhex("e288")
     frag = next(f for f in idx.findings if "`âĪ`" in f.message)
     # the finding's range is the key literal of that entry
@@ -105,10 +105,10 @@ def test_tiktoken_rows():
 
 def _findings(data: bytes, path: str, deferred: bool, monkeypatch) -> list[tuple]:
     from tokenizer_lsp.core.formats import json_doc
-    from tokenizer_lsp.core.index import DocumentIndex
+    from tokenizer_lsp.core.index import build_index
 
     monkeypatch.setattr(json_doc, "DEFER_MERGES_BYTES", 0 if deferred else 1 << 62)
-    idx = DocumentIndex(data, path)
+    idx = build_index(data, path)
     assert (isinstance(idx.doc, json_doc.JsonDocument) and idx.doc.merges_span is not None) == (deferred and idx.syntax_error is None)
     return [(f.code, f.start, f.end, f.message) for f in idx.findings]
 

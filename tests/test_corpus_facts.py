@@ -22,8 +22,8 @@ def indexed(rel: str) -> SimpleNamespace:
     """One file's index at a time (the large ones hold hundreds of MB), with its merges
     as parsed (building the lookup tables drops them from the vocabulary)."""
     idx = index_file(str(corpus_file(rel)))
-    v = idx.vocab  # merges parsed apart are loaded here
-    return SimpleNamespace(idx=idx, v=v, merges=v.merges)
+    v = idx.vocab
+    return SimpleNamespace(idx=idx, v=v, merges=idx.merges())
 
 
 def rows_of(rel: str) -> list[dict]:

@@ -161,12 +161,12 @@ def test_hover_and_hints_stay_small_on_a_huge_token():
 
     from tokenizer_lsp.lsp.render.hover import hover_markdown
     from tokenizer_lsp.lsp.render.hints import hints_in
-    from tokenizer_lsp.lsp.render.pieces import piece_at
-    from tokenizer_lsp.core.index import DocumentIndex
+    from tokenizer_lsp.core.pieces import piece_at
+    from tokenizer_lsp.core.index import build_index
 
     big = base64.b64encode("é".encode() * 500_000).decode()
     data = f"IQ== 0\n{big} 1\n".encode()
-    idx = DocumentIndex(data, "/x/a.tiktoken")
+    idx = build_index(data, "/x/a.tiktoken")
     idx.prepare_lookups()
     h = hover_markdown(idx, piece_at(idx, 20))
     assert len(h) < 3000 and "(1000000 bytes)" in h and "more bytes" in h
@@ -178,11 +178,11 @@ def test_whitespace_hints_look_at_characters_not_bytes():
     import json
 
     from tokenizer_lsp.lsp.render.hints import hints_in
-    from tokenizer_lsp.core.index import DocumentIndex
+    from tokenizer_lsp.core.index import build_index
 
     # "Ãł" is C3 A0, the letter à; "Âł" is C2 A0, a no-break space
     data = json.dumps({"Ãł": 0, "ÂłX": 1, "Ġa": 2, "ab": 3}, ensure_ascii=False).encode()
-    idx = DocumentIndex(data, "/x/vocab.json")
+    idx = build_index(data, "/x/vocab.json")
     idx.prepare_lookups()
     assert [h.label for h in hints_in(idx, 0, len(data), "whitespace")] == ["\\u00A0X", "␣a"]
     assert [h.label for h in hints_in(idx, 0, len(data), "all")] == ["à", "\\u00A0X", "␣a"]

@@ -4,13 +4,13 @@ import random
 
 import pytest
 
-from tokenizer_lsp.core.index import DocumentIndex
+from tokenizer_lsp.core.index import build_index
 
 from .conftest import ROOT, corpus_file
 
 
 def full(data):
-    idx = DocumentIndex(data, "/x/tokenizer.json")
+    idx = build_index(data, "/x/tokenizer.json")
     idx.prepare_lookups()
     return idx
 
@@ -81,7 +81,7 @@ def test_chained_edits_and_fallbacks():
     assert facts(idx) == facts(full(current))
     # renaming a key to a token that already exists needs the duplicate check: full re-parse
     s, e = table.span(300)
-    other = DocumentIndex(data, "/x/tokenizer.json").vocab
+    other = build_index(data, "/x/tokenizer.json").vocab
     assert full(data).edited([(s + 1, e - 1, b"a")], data[: s + 1] + b"a" + data[e - 1 :]) is None
     assert "a" in other.tokens
     # an edit that adds a quote changes the structure

@@ -12,9 +12,9 @@ from tokenizer_lsp.cli import main as cli
 from tokenizer_lsp.lsp.render.diagnostics import diagnostics_for
 from tokenizer_lsp.lsp.render.hover import hover_markdown
 from tokenizer_lsp.lsp.render.hints import hints_in
-from tokenizer_lsp.lsp.render.pieces import piece_at
+from tokenizer_lsp.core.pieces import piece_at
 from tokenizer_lsp.core.formats.salvage import match_close, parse_prefix, salvage
-from tokenizer_lsp.core.index import DocumentIndex
+from tokenizer_lsp.core.index import build_index
 from tokenizer_lsp.lsp.settings import Settings
 
 from .conftest import corpus_file
@@ -47,7 +47,7 @@ DATA = TEXT.encode()
 
 
 def index(data, path="/x/tokenizer.json"):
-    return DocumentIndex(data if isinstance(data, bytes) else data.encode(), path)
+    return build_index(data if isinstance(data, bytes) else data.encode(), path)
 
 
 def found(idx):
@@ -141,7 +141,7 @@ def test_break_before_the_model_keeps_the_whole_model():
     got = found(idx)
     assert got[0] == ("json-syntax", line_of(broken, "truncation"), col_of(broken, "nul,"))
     assert got[1:] == found(CLEAN)
-    assert len(idx.vocab.tokens) == len(VOCAB) and len(idx.vocab.merges) == len(MERGES)
+    assert len(idx.vocab.tokens) == len(VOCAB) and len(idx.merges()) == len(MERGES)
     out = salvage(broken.encode())
     assert out.vocab_complete and out.merges_recovered == len(MERGES) and out.findings[0] is out.error
 
@@ -384,7 +384,7 @@ def test_salvage_of_any_bytes_never_raises(data):
 @pytest.fixture(scope="module")
 def qwen3():
     data = corpus_file("qwen3/tokenizer.json").read_bytes()
-    full = DocumentIndex(data, "/x/tokenizer.json")
+    full = build_index(data, "/x/tokenizer.json")
     return data, [(f.code, f.start, f.end, f.message) for f in full.findings]
 
 
@@ -394,7 +394,7 @@ def test_qwen3_truncated(qwen3, fraction):
     exactly the full file's fragment findings that lie before the cut."""
     data, full = qwen3
     cut = data[: int(len(data) * fraction)]
-    idx = DocumentIndex(cut, "/x/tokenizer.json")
+    idx = build_index(cut, "/x/tokenizer.json")
     got = [(f.code, f.start, f.end, f.message) for f in idx.findings]
     assert got[0][0] == "json-syntax" and got[0][2] == len(cut)
     assert idx.lines.position(got[0][1])[0] == cut.count(b"\n")  # the last line
@@ -407,7 +407,7 @@ def test_qwen3_stray_comma_in_the_vocab(qwen3):
     data, full = qwen3
     at = data.index(b",\n", len(data) // 20) + 1
     broken = data[:at] + b"," + data[at:]
-    idx = DocumentIndex(broken, "/x/tokenizer.json")
+    idx = build_index(broken, "/x/tokenizer.json")
     f = idx.findings[0]
     assert f.code == "json-syntax" and f.start == at
     last_line = broken[:at].rsplit(b"\n", 1)[-1].decode()
@@ -423,7 +423,7 @@ def test_break_in_merges_parsed_apart_salvages_the_same(monkeypatch):
     results = []
     for threshold in (0, 1 << 62):  # merges parsed apart, or with the rest
         monkeypatch.setattr(json_doc, "DEFER_MERGES_BYTES", threshold)
-        idx = DocumentIndex(broken, "/x/tokenizer.json")
+        idx = build_index(broken, "/x/tokenizer.json")
         results.append([(f.code, f.start, f.end) for f in idx.findings])
     assert results[0] == results[1] and len(results[0]) > 1
 
@@ -437,7 +437,7 @@ def test_break_in_the_vocab_parsed_apart_is_placed_as_in_one_parse(monkeypatch, 
     results = []
     for threshold in (0, 1 << 62):
         monkeypatch.setattr(json_doc, "DEFER_MERGES_BYTES", threshold)
-        idx = DocumentIndex(broken, "/x/tokenizer.json")
+        idx = build_index(broken, "/x/tokenizer.json")
         results.append([(f.code, f.start, f.end, f.message) for f in idx.findings])
     assert results[0] == results[1]
     assert results[0][0][1] == broken.index(where.encode()) + len(where)
@@ -448,4 +448,4 @@ def test_trailing_comma_ending_a_vocab_parsed_apart(monkeypatch):
 
     monkeypatch.setattr(json_doc, "DEFER_MERGES_BYTES", 0)
     broken = TEXT.replace('"ĠĠ": 13', '"ĠĠ": 13,').encode()
-    assert DocumentIndex(broken, "/x/tokenizer.json").findings[0].code == "json-syntax"
+    assert build_index(broken, "/x/tokenizer.json").findings[0].code == "json-syntax"

@@ -10,7 +10,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from .conftest import corpus_file
 
 
-def capabilities(encodings=("utf-16",), hover_format=(types.MarkupKind.Markdown,), refresh=True, pull=True) -> types.ClientCapabilities:
+def capabilities(encodings=("utf-16",), hover_format=(types.MarkupKind.Markdown,), refresh=True, pull=False) -> types.ClientCapabilities:
     return types.ClientCapabilities(
         general=types.GeneralClientCapabilities(position_encodings=list(encodings)),
         text_document=types.TextDocumentClientCapabilities(

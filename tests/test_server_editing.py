@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import subprocess
 import sys
 
 import pytest
@@ -45,6 +46,7 @@ def make_fixture(encodings=("utf-16",), init_options=None, **caps):
 client = make_fixture(init_options={"diagnostics": {"maxPerFile": 0}})
 default_client = make_fixture()
 utf8_client = make_fixture(("utf-8", "utf-16"))
+pull_client = make_fixture(init_options={"diagnostics": {"maxPerFile": 0}}, pull=True)
 plain_client = make_fixture(hover_format=(types.MarkupKind.PlainText,), refresh=False, pull=False)
 ws_client = make_fixture(init_options={"inlayHints": {"mode": "whitespace"},
                                        "diagnostics": {"severity": {"utf8-fragment": "warning"}, "debounceMs": 10}})
@@ -180,18 +182,32 @@ async def test_close_clears_diagnostics(client: LanguageClient, tmp_path):
     assert params.uri == uri and list(params.diagnostics) == []
 
 
-async def test_pull_diagnostics(client: LanguageClient, tmp_path):
+async def test_push_client_is_not_offered_pull(client: LanguageClient):
+    assert client.init_result.capabilities.diagnostic_provider is None
+
+
+async def test_pull_client_gets_findings_by_pull_only(pull_client: LanguageClient, tmp_path):
+    """Never both: a client that pulls (Neovim 0.10+) shows pushed and pulled findings side
+    by side, so it gets them by pull alone."""
+    client = pull_client
     assert client.init_result.capabilities.diagnostic_provider is not None
     uri = (tmp_path / "tokenizer.json").as_uri()
-    pushed = await open_doc(client, uri, EXAMPLE.read_text(encoding="utf-8"))
-    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(ident(uri)))
-    assert [d.code for d in report.items] == [d.code for d in pushed]
-    # a pull right after an edit answers for the new version, not the old one
     text = EXAMPLE.read_text(encoding="utf-8")
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(ident(uri)))
+    done = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json", str(EXAMPLE)],
+                          capture_output=True, text=True)
+    expected = [(f["code"], f["range"]["start"]["line"], f["range"]["start"]["character"]) for f in json.loads(done.stdout)]
+    got = [(d.code, d.range.start.line, d.range.start.character) for d in report.items if d.code != "summary"]
+    assert got == expected and expected
+    # a pull right after an edit answers for the new version, not the old one
     line, col = find(text, '"en": ')
     change(client, uri, 2, (line, col + 2), (line, col + 3), "X")
     report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(ident(uri)))
     assert any(d.code == "merge-result-missing" for d in report.items)
+    await asyncio.sleep(0.3)
+    assert client.published == {}  # nothing was pushed
 
 
 async def test_encoder_json_one_line_with_escapes(client: LanguageClient):

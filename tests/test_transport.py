@@ -5,6 +5,7 @@ import random
 
 import pytest
 
+from tokenizer_lsp.lsp.session import take_prefetched_text
 from tokenizer_lsp.runtime import stdio as transport
 
 
@@ -18,7 +19,7 @@ def did_open(text: str, text_first: bool, ascii_only: bool) -> bytes:
 
 def received_text(body: bytes) -> tuple[bytes, bool]:
     obj = transport.loads(body)
-    fast = transport.take_open_text("file:///t/tokenizer.json", 3)
+    fast = take_prefetched_text("file:///t/tokenizer.json", 3)
     if fast is not None:
         assert obj["params"]["textDocument"]["text"] == ""
         return fast, True

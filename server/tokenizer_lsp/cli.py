@@ -61,13 +61,18 @@ def run() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    from . import runtime
+
+    serving = args.command not in ("check", "decode")
+    runtime.install(serving=serving)  # optional speed-ups (see runtime/__init__.py)
     if args.command == "check":
         return _check(args)
     if args.command == "decode":
         return _decode(args)
     from .lsp.server import serve
+    from .runtime.stdio import serve_stdio
 
-    serve(tcp=args.tcp, host=args.host, port=args.port)
+    serve(tcp=args.tcp, host=args.host, port=args.port, stdio_loop=serve_stdio)
     return 0
 
 
@@ -192,7 +197,6 @@ def _decode(args) -> int:
     if not idx.is_tokenizer:
         _err(f"{args.path}: {idx.not_tokenizer_reason}")
         return 2
-    _ = idx.vocab  # merges parsed apart: a syntax error there shows only now
     if idx.syntax_error is not None:
         f = idx.syntax_error
         line, col = idx.lines.position(f.start, "utf-32")

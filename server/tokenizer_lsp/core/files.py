@@ -5,11 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from .index import DocumentIndex
+from .detect import VOCAB_NAMES
+from .index import DocumentIndex, build_index, load_vocabulary
 from .model import Vocabulary
-
-VOCAB_NAMES = ("vocab.json", "encoder.json")
-
 
 def companion_vocab_path(merges_path: str) -> str | None:
     """A vocab.json or encoder.json beside a merges file."""
@@ -23,8 +21,7 @@ def companion_vocab_path(merges_path: str) -> str | None:
 
 def load_vocab_file(path: str) -> Vocabulary | None:
     with open(path, "rb") as f:
-        idx = DocumentIndex(f.read(), path)
-    return idx.vocab if idx.format == "vocab.json" else None
+        return load_vocabulary(f.read(), path)
 
 
 def index_file(path: str, vocab_override: Vocabulary | None = None) -> DocumentIndex:
@@ -37,7 +34,7 @@ def index_file(path: str, vocab_override: Vocabulary | None = None) -> DocumentI
         other = companion_vocab_path(path)
         return load_vocab_file(other) if other else None
 
-    return DocumentIndex(data, path, companion=companion)
+    return build_index(data, path, companion=companion)
 
 
 def decoded_rows(idx: DocumentIndex) -> Iterator[dict]:

@@ -1,112 +1,29 @@
-"""The per-document index: format detection, parse, findings, lookups by position/id/token."""
+"""The per-document index: detection, parse, findings, then lookups by position/id/token.
+
+`build_index` decides everything about a version of a text at once (its format, whether
+it was salvaged from broken JSON, its findings); the index does not change after that,
+except for the lookup tables hovers need, which `prepare_lookups` adds once, off the event
+loop, before the index serves any request.
+"""
 
 from __future__ import annotations
 
 import gc
-import os
 from array import array
-import re
 from collections.abc import Callable
 from contextlib import contextmanager
 from functools import cached_property
 
 import orjson
 
+from . import detect
 from .compact_vocab import CompactTokens
-from .decoding.bytemap import BYTE_TO_CHAR
-from .formats.json_doc import JsonDocument, TokenRef, is_tokenizer_json, is_vocab_json, parse_deferring_merges
+from .formats.json_doc import JsonDocument, TokenRef, parse_deferring_merges
 from .formats.lines_doc import MergesDocument, TiktokenDocument
-from .text.lines import LineIndex
 from .model import Finding, Vocabulary
+from .text.lines import LineIndex
 
-JSON_NAMES = ("tokenizer.json", "vocab.json", "encoder.json")
-MERGES_NAMES = ("merges.txt", "vocab.bpe")
-# base64 (padded, as tiktoken writes it), whitespace, a rank; tiktoken itself splits on any space
-_TIKTOKEN_LINE = re.compile(rb"((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)[ \t]+([0-9]+)[ \t]*\r?")
-_MERGES_LINE = re.compile(rb"[^\s]+ [^\s]+\r?")
-_MODEL_TYPE = re.compile(rb'"model"\s*:\s*\{\s*"type"\s*:\s*"(?:BPE|WordPiece|WordLevel|Unigram)"')
-_HF_KEYS = (b'"added_tokens"', b'"truncation"', b'"padding"', b'"normalizer"', b'"pre_tokenizer"',
-            b'"post_processor"', b'"decoder"')
-
-
-def name_kind(path: str | None) -> str | None:
-    """What a file name alone suggests: "json", "merges", "tiktoken" or None."""
-    if not path:
-        return None
-    base = os.path.basename(path).lower()
-    if base.endswith(".tiktoken"):
-        return "tiktoken"
-    if base in MERGES_NAMES or (base.endswith(".txt") and "merges" in base):
-        return "merges"
-    if base in JSON_NAMES or base.endswith(".tokenizer.json"):
-        return "json"
-    return None
-
-
-def content_kind(data: bytes, path: str | None = None) -> str | None:
-    """Detect the format from the text itself (names can lie or be missing)."""
-    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head.startswith((b"{", b"[")):
-        return "json"
-    lines = head.split(b"\n")
-    if len(lines) > 1:
-        lines.pop()  # cut by the 4 KB window
-    lines = [l for l in lines if l.strip()][:9]
-    if not lines:
-        return None
-    if lines[0].startswith(b"#version"):
-        # a merges header, unless what follows is not merges (GLSL, markdown, ...)
-        rest = lines[1:]
-        if (rest or name_kind(path) == "merges") and all(_MERGES_LINE.fullmatch(l) for l in rest):
-            return "merges"
-        return None
-    if _tiktoken_lines(lines[:8]):
-        return "tiktoken"
-    if name_kind(path) == "merges" and all(_MERGES_LINE.fullmatch(l) for l in lines[:8]):
-        return "merges"
-    return None
-
-
-def _tiktoken_lines(lines: list[bytes]) -> bool:
-    """Base64 and rising ranks: word counts ("the 1061396") and other "word number" text
-    are not rank files."""
-    ranks = []
-    for line in lines:
-        m = _TIKTOKEN_LINE.fullmatch(line)
-        if m is None:
-            return False
-        ranks.append(int(m.group(2)))
-    return all(a < b for a, b in zip(ranks, ranks[1:]))
-
-
-def looks_binary(data: bytes) -> bool:
-    """NUL bytes or text that is not UTF-8 near the start: no tokenizer text file is so."""
-    head = data[:4096]
-    if b"\x00" in head:
-        return True
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return e.start < len(head) - 3  # not merely a character cut by the window
-    return False
-
-
-_VOCAB_START = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*[0-9]')
-
-
-def _worth_parsing(data: bytes) -> bool:
-    """Could this JSON be a tokenizer file at all? A tokenizer.json names its model or added
-    tokens near the start (HF writes them before the vocabulary); a vocab.json starts as a
-    token -> number object."""
-    head = data[:65536]
-    return b'"model"' in head or b'"added_tokens"' in head or _VOCAB_START.match(head) is not None
-
-
-def _looks_like_tokenizer_json(data: bytes) -> bool:
-    """For broken JSON: is this still recognisably a HF tokenizer.json? (Other JSON being
-    typed must stay silent: a `"vocab"` key alone proves nothing.)"""
-    head = data[:65536]
-    return _MODEL_TYPE.search(head) is not None or sum(k in head for k in _HF_KEYS) >= 3
+NOT_TOKENIZER = "not a tokenizer file (JSON without a tokenizer model or token->id vocab)"
 
 
 @contextmanager
@@ -122,129 +39,39 @@ def collector_paused():
             gc.enable()
 
 
-def _claims_vocab_json(obj: dict, path: str | None) -> bool:
-    """A token->id object is a GPT-2 vocabulary by its name, or by holding the byte
-    alphabet; other str->int JSON (added_tokens.json, counts, configs) is left alone."""
-    base = os.path.basename(path or "").lower()
-    if base == "added_tokens.json":
-        return False
-    if base in ("vocab.json", "encoder.json"):
-        return True
-    return len(obj) >= 256 and sum(1 for c in BYTE_TO_CHAR if c in obj) >= 250
-
-
 class DocumentIndex:
     """Everything the features need about one version of one document."""
 
-    def __init__(
-        self,
-        data: bytes,
-        path: str | None = None,
-        companion: Callable[[], Vocabulary | None] | None = None,
-        assume_tokenizer: bool = False,
-    ) -> None:
+    def __init__(self, data: bytes, path: str | None, format: str | None = None, doc=None,
+                 findings: list[Finding] | None = None, syntax_error: Finding | None = None,
+                 not_tokenizer_reason: str = "") -> None:
         self.data = data
         self.path = path
-        self.format: str | None = None  # "tokenizer.json" | "vocab.json" | "merges.txt" | "tiktoken"
-        self.doc: JsonDocument | MergesDocument | TiktokenDocument | None = None
-        self.syntax_error: Finding | None = None
-        self.not_tokenizer_reason = ""
-        kind = content_kind(data, path)
-        if kind is None and name_kind(path) is not None:
-            kind = name_kind(path)
-            if kind != "json" and looks_binary(data):
-                self._binary(kind)
-                return
-        with collector_paused():
-            if kind == "json":
-                self._parse_json(assume_tokenizer or name_kind(path) == "json")
-            elif kind == "merges":
-                self.doc = MergesDocument(data, companion() if companion else None)
-                self.format = "merges.txt"
-            elif kind == "tiktoken":
-                self.doc = TiktokenDocument(data)
-                self.format = "tiktoken"
-            else:
-                self.not_tokenizer_reason = "not a tokenizer file"
-
-    def _binary(self, kind: str) -> None:
-        """A merges or tiktoken file by name holding binary data: one clear finding, not
-        one per line."""
-        self.format = "merges.txt" if kind == "merges" else "tiktoken"
-        code = "merge-malformed" if kind == "merges" else "tiktoken-malformed"
-        what = "merges" if kind == "merges" else "tiktoken rank"
-        end = min(len(self.data), max(1, self.data.find(b"\n") if b"\n" in self.data else len(self.data)))
-        self.syntax_error = Finding(code, 0, end, f"binary data (NUL bytes or invalid UTF-8), not a {what} file")
-
-    def _parse_json(self, named_like_tokenizer: bool) -> None:
-        if not named_like_tokenizer and not _worth_parsing(self.data):
-            # package-lock.json and the like: a full parse on every keystroke costs 100 ms
-            self.not_tokenizer_reason = "not a tokenizer file (JSON without a tokenizer model or token->id vocab)"
-            return
-        try:
-            obj, merges_span = parse_deferring_merges(self.data)
-        except orjson.JSONDecodeError as err:
-            if named_like_tokenizer or _looks_like_tokenizer_json(self.data):
-                self._broken_json(err)
-            else:
-                self.not_tokenizer_reason = "not a tokenizer file (invalid JSON)"
-            return
-        if is_tokenizer_json(obj):
-            self.format = "tokenizer.json"
-        elif is_vocab_json(obj) and _claims_vocab_json(obj, self.path):
-            self.format = "vocab.json"
-        else:
-            self.not_tokenizer_reason = "not a tokenizer file (JSON without a tokenizer model or token->id vocab)"
-            return
-        self.doc = JsonDocument(self.data, obj, self.format, merges_span if self.format == "tokenizer.json" else None)
-
-    # ---- broken JSON: see formats/salvage.py ------------------------------------------
-    def _broken_json(self, err: orjson.JSONDecodeError | None = None) -> None:
-        """json-syntax where the parser stopped, and what the intact parts still tell
-        (fragments, hovers, hints): the finding first, then the others in file order.
-        err None: met in the merges parsed apart (salvage re-parses the whole file)."""
-        from .formats.salvage import salvage
-
-        found = salvage(self.data, err, self.path)  # never raises
-        self.format = "json"
-        self.doc = found.doc
-        self.syntax_error = found.error
-        self.salvaged = found  # what was recovered (vocab_complete, merges_recovered)
-        self.__dict__["findings"] = found.findings
-
-    def _syntax_finding(self, err: orjson.JSONDecodeError | None = None) -> Finding:
-        from .formats.salvage import syntax_finding
-
-        return syntax_finding(self.data, err)
-    # ---- end of broken JSON ------------------------------------------------------------
+        self.format = format  # "tokenizer.json" | "vocab.json" | "merges.txt" | "tiktoken" | "json"
+        self.doc: JsonDocument | MergesDocument | TiktokenDocument | None = doc
+        self.findings: list[Finding] = findings or []
+        self.syntax_error = syntax_error
+        self.not_tokenizer_reason = not_tokenizer_reason
 
     @property
     def is_tokenizer(self) -> bool:
         return self.format is not None
 
     @property
-    def vocab(self) -> Vocabulary | None:
-        doc = self.doc
-        if isinstance(doc, JsonDocument) and doc.merges_span is not None:
-            try:
-                doc.load_merges()
-            except orjson.JSONDecodeError:
-                self._broken_json()  # salvages what it can: its document, or None
-                doc = self.doc
-        return doc.vocab if doc is not None else None
+    def salvaged(self) -> bool:
+        """Built from what broken JSON still holds: a partial view of the file."""
+        return self.syntax_error is not None and self.doc is not None
 
-    @cached_property
-    def findings(self) -> list[Finding]:
-        if self.syntax_error is not None:
-            return [self.syntax_error]
-        if self.doc is None:
-            return []
-        with collector_paused():
-            try:
-                return self.doc.findings()
-            except orjson.JSONDecodeError:  # in merges parsed apart from the rest
-                self._broken_json()
-                return self.__dict__["findings"]  # json-syntax first, then what salvage found
+    @property
+    def vocab(self) -> Vocabulary | None:
+        return self.doc.vocab if self.doc is not None else None
+
+    def merges(self) -> list:
+        """All merges as stored ("a b" strings or [a, b] pairs), read from the text."""
+        doc = self.doc
+        if isinstance(doc, JsonDocument):
+            return doc.all_merges()
+        return list(doc.vocab.merges or []) if doc is not None and doc.vocab is not None else []
 
     @cached_property
     def lines(self) -> LineIndex:
@@ -265,18 +92,14 @@ class DocumentIndex:
             if step is None:
                 return None
             doc, findings = step
-        out = object.__new__(DocumentIndex)
-        out.__dict__.update(data=new_data, path=self.path, format=self.format, doc=doc,
-                            syntax_error=None, not_tokenizer_reason="", findings=findings)
-        # lines: a new LineIndex when first needed (13 ms for 11 MB); one derived from this
+        # its LineIndex is made when first needed (13 ms for 11 MB); one derived from this
         # one would keep this version's text alive, and a chain of them every version's
-        return out
+        return DocumentIndex(new_data, self.path, self.format, doc, findings)
 
     # ---- lookups ---------------------------------------------------------------------
 
     def prepare_lookups(self) -> None:
         """Build what hovers and hints need (costly on big files: call off the event loop)."""
-        _ = self.findings  # first: the tables drop the parsed merges the checks read
         if self.doc is not None:
             self.doc.build_tables()
         _ = self.lines
@@ -346,3 +169,85 @@ class DocumentIndex:
             if tid >= 0 and where[tid] < 0:
                 where[tid] = o
         return where
+
+
+def build_index(data: bytes, path: str | None = None,
+                companion: Callable[[], Vocabulary | None] | None = None,
+                assume_tokenizer: bool = False) -> DocumentIndex:
+    """Detect, parse and check one version of a text. `companion` gives the vocabulary a
+    merges file is checked against; `assume_tokenizer`: it was one before (broken JSON of
+    a document that parsed earlier is still reported)."""
+    kind = detect.content_kind(data, path)
+    named = detect.name_kind(path)
+    if kind is None and named is not None:
+        kind = named
+        if kind != "json" and detect.looks_binary(data):
+            return _binary(data, path, kind)
+    with collector_paused():
+        if kind == "json":
+            return _build_json(data, path, assume_tokenizer or named == "json")
+        if kind == "merges":
+            doc = MergesDocument(data, companion() if companion else None)
+            return DocumentIndex(data, path, "merges.txt", doc, doc.findings())
+        if kind == "tiktoken":
+            doc = TiktokenDocument(data)
+            return DocumentIndex(data, path, "tiktoken", doc, doc.findings())
+    return DocumentIndex(data, path, not_tokenizer_reason="not a tokenizer file")
+
+
+def load_vocabulary(data: bytes, path: str | None) -> Vocabulary | None:
+    """The vocabulary of a vocab.json text, parsed without checks (a merges file's pair)."""
+    if detect.content_kind(data, path) != "json":
+        return None
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if detect.is_vocab_json(obj) and detect.claims_vocab_json(obj, path):
+        return JsonDocument(data, obj, "vocab.json").vocab
+    return None
+
+
+def _binary(data: bytes, path: str | None, kind: str) -> DocumentIndex:
+    """A merges or tiktoken file by name holding binary data: one clear finding, not
+    one per line."""
+    fmt = "merges.txt" if kind == "merges" else "tiktoken"
+    code = "merge-malformed" if kind == "merges" else "tiktoken-malformed"
+    what = "merges" if kind == "merges" else "tiktoken rank"
+    end = min(len(data), max(1, data.find(b"\n") if b"\n" in data else len(data)))
+    error = Finding(code, 0, end, f"binary data (NUL bytes or invalid UTF-8), not a {what} file")
+    return DocumentIndex(data, path, fmt, None, [error], syntax_error=error)
+
+
+def _build_json(data: bytes, path: str | None, named_like_tokenizer: bool) -> DocumentIndex:
+    if not named_like_tokenizer and not detect.worth_parsing(data):
+        # package-lock.json and the like: a full parse on every keystroke costs 100 ms
+        return DocumentIndex(data, path, not_tokenizer_reason=NOT_TOKENIZER)
+    try:
+        obj, merges_span = parse_deferring_merges(data)
+    except orjson.JSONDecodeError as err:
+        if named_like_tokenizer or detect.looks_like_tokenizer_json(data):
+            return _salvaged(data, path, err)
+        return DocumentIndex(data, path, not_tokenizer_reason="not a tokenizer file (invalid JSON)")
+    if detect.is_tokenizer_json(obj):
+        fmt = "tokenizer.json"
+    elif detect.is_vocab_json(obj) and detect.claims_vocab_json(obj, path):
+        fmt = "vocab.json"
+    else:
+        return DocumentIndex(data, path, not_tokenizer_reason=NOT_TOKENIZER)
+    doc = JsonDocument(data, obj, fmt, merges_span if fmt == "tokenizer.json" else None)
+    try:
+        findings = doc.findings()
+    except orjson.JSONDecodeError:  # in the merges parsed apart from the rest
+        return _salvaged(data, path, None)
+    return DocumentIndex(data, path, fmt, doc, findings)
+
+
+def _salvaged(data: bytes, path: str | None, err: orjson.JSONDecodeError | None) -> DocumentIndex:
+    """json-syntax where the parser stopped, and what the intact parts still tell
+    (fragments, hovers, hints): the finding first, then the others in file order.
+    err None: met in the merges parsed apart (salvage re-parses the whole file)."""
+    from .formats.salvage import salvage
+
+    found = salvage(data, err, path)  # never raises
+    return DocumentIndex(data, path, "json", found.doc, found.findings, syntax_error=found.error)

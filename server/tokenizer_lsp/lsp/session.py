@@ -1,97 +1,94 @@
-"""Our own copy of each open document: UTF-8 bytes per version, edited by LSP rules.
+"""What the server knows between messages: documents, settings, client capabilities.
 
-pygls' TextDocument splits lines with str.splitlines (wrong at U+2028 and friends)
-and rebuilds the whole string per change; we keep bytes and our own line index.
+As in ruff's server: capabilities are resolved once at `initialize`; a handler asks the
+session for a `Snapshot` of a document (an index that is complete, plus the edits the
+client made since) and never sees scheduling state.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import platform
+import os
 from dataclasses import dataclass, field
 
+from pygls.uris import to_fs_path
+
 from ..core.index import DocumentIndex
-from ..core.text.lines import LineIndex
-from ..runtime.malloc import prefer_huge_pages
+from ..core.text.edits import Change
 from ..core.text.position_map import Span
+from .settings import Settings
+from .snapshot import Snapshot
+
+
+def uri_to_path(uri: str) -> str | None:
+    """A file URI as a local path (pygls' helper: `file:///c%3A/x` is `c:\\x` on Windows)."""
+    try:
+        return to_fs_path(uri)
+    except Exception:  # an URI pygls cannot read: no path, no paired files
+        return None
+
+
+# Texts of large didOpens that the transport read straight to UTF-8 bytes, by (uri, version)
+_prefetched: dict[tuple[str, int], bytes] = {}
+
+
+def prefetch_text(uri: str, version: int, data: bytes) -> None:
+    _prefetched.clear()  # taken at once by the didOpen handler; never pile up
+    _prefetched[(uri, version)] = data
+
+
+def take_prefetched_text(uri: str, version: int) -> bytes | None:
+    return _prefetched.pop((uri, version), None)
+
+
+def _get(node, path: str):
+    for part in path.split("."):
+        node = getattr(node, part, None) if node is not None else None
+    return node
+
+
+@dataclass(frozen=True)
+class ResolvedClientCapabilities:
+    """The client's capabilities this server acts on, read once at initialize."""
+
+    pull_diagnostics: bool = False
+    inlay_hint_refresh: bool = False
+    diagnostic_refresh: bool = False
+    configuration: bool = False
+    watched_files: bool = False
+    work_done_progress: bool = False
+    hover_markdown: bool = True
+
+    @classmethod
+    def resolve(cls, caps) -> ResolvedClientCapabilities:
+        formats = _get(caps, "text_document.hover.content_format")
+        return cls(
+            pull_diagnostics=bool(_get(caps, "text_document.diagnostic")),
+            inlay_hint_refresh=bool(_get(caps, "workspace.inlay_hint.refresh_support")),
+            diagnostic_refresh=bool(_get(caps, "workspace.diagnostics.refresh_support")),
+            configuration=bool(_get(caps, "workspace.configuration")),
+            watched_files=bool(_get(caps, "workspace.did_change_watched_files.dynamic_registration")),
+            work_done_progress=bool(_get(caps, "window.work_done_progress")),
+            hover_markdown=not formats or "markdown" in [getattr(f, "value", f) for f in formats],
+        )
 
 
 @dataclass
-class Change:
-    text: str
-    start: tuple[int, int] | None = None  # (line, character); None = whole document
-    end: tuple[int, int] | None = None
+class DocumentState:
+    """One open document: its bytes per version, the indexes built from them, and the
+    edits the client made since the index that serves requests."""
 
-
-Edit = tuple[int, int, bytes]  # replace bytes [start, end) with these
-
-
-def apply_changes(data: bytes, changes: list[Change], encoding: str,
-                  lines: LineIndex | None = None) -> tuple[bytes, list[Edit] | None]:
-    """The new text, and the byte edits that made it (None after a whole-text change)."""
-    edits: list[Edit] | None = []
-    for ch in changes:
-        new = ch.text.encode("utf-8", "surrogatepass")
-        if ch.start is None or ch.end is None:
-            data, edits = new, None
-            continue
-        if lines is None or lines.data is not data:
-            lines = LineIndex(data)
-        a = lines.offset(ch.start[0], ch.start[1], encoding)
-        b = lines.offset(ch.end[0], ch.end[1], encoding)
-        if b < a:
-            a, b = b, a
-        data = splice(data, a, b, new)
-        if edits is not None:
-            edits.append((a, b, new))
-    return data, edits
-
-
-_LARGE = 1 << 20
-_CPYTHON = platform.python_implementation() == "CPython"
-
-
-def splice(data: bytes, start: int, end: int, new: bytes) -> bytes:
-    """data[:start] + new + data[end:], copied with the interpreter released.
-
-    A new version of a 33 MB text is a 20 ms copy (mostly page faults on this kind of
-    machine). Made by bytes.join it holds the interpreter all along and hovers wait;
-    ctypes.memmove releases it, so the event loop keeps answering on the other core.
-    The result is a fresh bytes object (calloc'ed, so large ones start as untouched
-    zero pages, backed by huge pages where Linux allows) that nothing else has seen
-    while it is filled in.
-    """
-    size = len(data) - (end - start) + len(new)
-    if size < _LARGE or not _CPYTHON:
-        view = memoryview(data)
-        return b"".join((view[:start], new, view[end:]))
-    out = bytes(size)
-    dst, src = _address(out), _address(data)
-    prefer_huge_pages(dst, size)
-    ctypes.memmove(dst, src, start)
-    ctypes.memmove(dst + start, _address(new), len(new))
-    ctypes.memmove(dst + start + len(new), src + end, len(data) - end)
-    return out
-
-
-def _address(b: bytes) -> int:
-    return ctypes.cast(ctypes.c_char_p(b), ctypes.c_void_p).value or 0
-
-
-@dataclass
-class OpenDocument:
     uri: str
     path: str | None
     version: int
     data: bytes
     index: DocumentIndex | None = None  # the newest index (any version)
-    good: DocumentIndex | None = None  # the newest index that parsed (serves hovers while typing)
     indexed_version: int | None = None
+    good: DocumentIndex | None = None  # the newest whole index (serves while typing)
     good_version: int | None = None
     # every edit received after good_version: (version it made, its span; None = whole text)
     history: list[tuple[int, Span | None]] = field(default_factory=list)
-    published: list = field(default_factory=list)  # last diagnostics sent
+    diagnostics: list = field(default_factory=list)  # rendered for indexed_version
     was_tokenizer: bool = False
     # byte edits from `index`'s text to `data`; None when only a re-parse will do
     pending: list | None = field(default_factory=list)
@@ -110,25 +107,19 @@ class OpenDocument:
         else:
             self.settled.set()
 
-    @property
-    def serving(self) -> DocumentIndex | None:
-        """The index hovers and hints answer from: current if usable, else the last good."""
-        found = self._serving()
-        return found[0] if found else None
-
     def _serving(self) -> tuple[DocumentIndex, int | None] | None:
         idx = self.index
         current = idx is not None and idx.doc is not None and idx.lookups_ready
         good = self.good is not None and self.good.lookups_ready
         # what broken JSON salvaged is partial: the last whole index, carried through the
         # edits since, knows more (the tokens after the break too)
-        if current and not (good and idx.syntax_error is not None):
+        if current and not (good and idx.salvaged):
             return idx, self.indexed_version
         if good:
             return self.good, self.good_version
         return None
 
-    def view(self) -> tuple[DocumentIndex, list[Span]] | None:
+    def snapshot(self, encoding: str, settings: Settings) -> Snapshot | None:
         """The serving index and the edits from its text to the current one; None when
         there is none or a whole-text replacement since makes its positions meaningless."""
         found = self._serving()
@@ -142,7 +133,7 @@ class OpenDocument:
             if span is None:
                 return None
             spans.append(span)
-        return idx, spans
+        return Snapshot(idx, tuple(spans), encoding, settings)
 
     def record_edit(self, version: int, span: Span | None) -> None:
         if len(self.history) >= 10000:  # broken for ages: stop mapping until it parses again
@@ -153,3 +144,58 @@ class OpenDocument:
     def set_good(self, idx: DocumentIndex, version: int) -> None:
         self.good, self.good_version = idx, version
         self.history = [(v, s) for v, s in self.history if v > version]
+
+
+class Session:
+    """Open documents, settings and the client's resolved capabilities."""
+
+    def __init__(self) -> None:
+        self.documents: dict[str, DocumentState] = {}
+        self.settings = Settings()
+        self.init_options: dict = {}
+        self.capabilities = ResolvedClientCapabilities()
+        self.encoding = "utf-16"
+
+    def snapshot(self, uri: str) -> Snapshot | None:
+        doc = self.documents.get(uri)
+        return doc.snapshot(self.encoding, self.settings) if doc is not None else None
+
+    async def first_snapshot(self, uri: str, wait: bool = True, timeout: float = 10.0) -> Snapshot | None:
+        """A snapshot; on a newly opened document, once its first index is complete."""
+        doc = self.documents.get(uri)
+        if doc is None:
+            return None
+        snap = doc.snapshot(self.encoding, self.settings)
+        if snap is None and wait and doc.busy and doc.good is None:
+            try:
+                await asyncio.wait_for(doc.settled.wait(), timeout)
+            except asyncio.TimeoutError:
+                pass
+            snap = doc.snapshot(self.encoding, self.settings)
+        return snap
+
+    async def current_diagnostics(self, uri: str, timeout: float = 20.0) -> list[dict]:
+        """The rendered findings of the document's current version (waiting for it)."""
+        doc = self.documents.get(uri)
+        if doc is None:
+            return []
+        if doc.busy:
+            try:
+                await asyncio.wait_for(doc.settled.wait(), timeout)
+            except asyncio.TimeoutError:
+                pass
+        return doc.diagnostics
+
+    def open_text(self, path: str) -> bytes | None:
+        """The editor's text of the document at `path`, when it is open."""
+        want = os.path.abspath(path)
+        for doc in list(self.documents.values()):
+            if doc.path and os.path.abspath(doc.path) == want:
+                return doc.data
+        return None
+
+    def beside(self, path: str) -> list[DocumentState]:
+        """Open documents in the folder of `path`, other than it."""
+        folder = os.path.dirname(os.path.abspath(path))
+        return [d for d in list(self.documents.values())
+                if d.path and d.path != path and os.path.dirname(os.path.abspath(d.path)) == folder]

@@ -1,0 +1,28 @@
+"""Optional speed-ups, each with a plain fallback the core uses without them.
+
+- forked: checks run in a forked child beside the parent (core.hooks.beside)
+- fast_copy: document versions copied with the interpreter released (core.hooks.splice)
+- malloc: glibc tuning and malloc_trim after an index is dropped (core.hooks.release_memory)
+- stdio: orjson message parsing, a large didOpen's text straight to bytes, stdin read on
+  the event loop, small replies written without releasing the interpreter
+
+Only the entry point (cli.py) imports this package; nothing in core/ or lsp/ does.
+"""
+
+from __future__ import annotations
+
+from ..core import hooks
+
+
+def install(serving: bool = False) -> None:
+    """Plug the speed-ups into the core's seams (and, for the server, into pygls)."""
+    from . import fast_copy, forked, malloc
+
+    hooks.beside = forked.Forked
+    hooks.splice = fast_copy.splice
+    hooks.release_memory = malloc.release_free_memory
+    if serving:
+        from . import stdio
+
+        malloc.tune_malloc()
+        stdio.install()

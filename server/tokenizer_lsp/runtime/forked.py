@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-MIN_WORK = 100_000  # below this, forking costs more than it saves
 NICENESS = 10
 
 

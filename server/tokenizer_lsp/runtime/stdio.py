@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from ..core.formats.json_layout import escaped
+from ..lsp.session import prefetch_text
 
 
 def _apply_hook(obj: Any, hook) -> Any:
@@ -39,12 +40,6 @@ def _apply_hook(obj: Any, hook) -> Any:
 
 _LARGE = 1 << 20
 _TEXT_KEY = re.compile(rb'"text"\s*:\s*"')
-_open_texts: dict[tuple[str, int], bytes] = {}
-
-
-def take_open_text(uri: str, version: int) -> bytes | None:
-    """The UTF-8 text of a didOpen that loads() unescaped straight to bytes, once."""
-    return _open_texts.pop((uri, version), None)
 
 
 def _split_did_open(body: bytes) -> tuple[Any, bytes] | None:
@@ -92,8 +87,7 @@ def loads(body: bytes | str, object_hook=None) -> Any:
             obj, text = split
             doc = obj["params"]["textDocument"]
             if isinstance(doc.get("uri"), str) and isinstance(doc.get("version"), int):
-                _open_texts.clear()  # taken at once by the didOpen handler; never pile up
-                _open_texts[(doc["uri"], doc["version"])] = text
+                prefetch_text(doc["uri"], doc["version"], text)
                 return _apply_hook(obj, object_hook) if object_hook else obj
     try:
         obj = orjson.loads(body)

@@ -16,9 +16,11 @@ from .. import checks
 from ..checks import PendingFinding, Ref
 from ..compact_vocab import CompactTokens
 from ..decoding.bytemap import BYTE_TO_CHAR
+from ..detect import is_tokenizer_json
 from ..decoding.tokens import CLIP_SUFFIX, SP_SPACE, Scheme
 from ..model import Finding, Vocabulary, split_merge
-from ...runtime.forked import MIN_WORK, Forked
+from .. import hooks
+from ..hooks import MIN_PARALLEL_WORK
 from .json_layout import (
     STRING,
     LiteralTable,
@@ -147,21 +149,6 @@ def _added_entry_ok(entry) -> bool:
     return isinstance(entry.get("content"), str) and type(tid) is int and tid >= 0
 
 
-def is_tokenizer_json(obj) -> bool:
-    if not isinstance(obj, dict):
-        return False
-    model = obj.get("model")
-    return isinstance(model, dict) and isinstance(model.get("vocab"), (dict, list))
-
-
-def is_vocab_json(obj) -> bool:
-    return (
-        isinstance(obj, dict)
-        and len(obj) > 0
-        and set(map(type, obj.values())) == {int}
-    )
-
-
 DEFER_MERGES_BYTES = 1 << 20  # smaller files are parsed in one piece
 _WINDOW = 1 << 15  # items per C-level pass where other threads must get the interpreter
 MIN_SCAN_BYTES = 1 << 20  # smaller merges are hashed in-process (a fork costs more)
@@ -273,6 +260,7 @@ class JsonDocument:
         self.added_list: list[dict] = []
         # source range of model.merges when parse_deferring_merges left it out of obj
         self.merges_span = merges_span
+        self._merges_source = merges_span  # kept after the lookups drop merges_span
         if fmt == "vocab.json":
             self.vocab = Vocabulary(scheme=vocab_json_scheme(obj), tokens=obj, word_suffix=vocab_json_suffix(obj))
             self.vocab_start = data.find(b"{")
@@ -334,7 +322,7 @@ class JsonDocument:
         self.merges_not_list = "merges" in model and not isinstance(model.get("merges"), list)
         pairs = bool(merges) and isinstance(merges[0], list)
         if self.merges_span is not None:
-            merges = None  # parsed in pending_findings or load_merges
+            merges = None  # parsed in pieces by pending_findings
             pairs = next_char(data, self.merges_span[0] + 1) == ord("[")
         self.vocab = Vocabulary(
             scheme=scheme_of(obj),
@@ -358,18 +346,16 @@ class JsonDocument:
 
     # ---- findings -------------------------------------------------------------------
 
-    def load_merges(self) -> None:
-        """Parse model.merges if parse_deferring_merges left it out (raises
-        orjson.JSONDecodeError when that part of the file is not valid JSON)."""
-        if self.merges_span is None:
-            return
-        s, e = self.merges_span
+    def all_merges(self) -> list:
+        """Every merge as stored, parsed from the text when it was parsed apart (a new list
+        each time: the index keeps none once its lookups are built)."""
+        if self.vocab.merges is not None:
+            return self.vocab.merges
+        if self._merges_source is None:
+            return []
+        s, e = self._merges_source
         merges = orjson.loads(memoryview(self.data)[s:e])
-        if not isinstance(merges, list):
-            raise orjson.JSONDecodeError("model.merges is not an array", "", 0)
-        self.vocab.merges = merges
-        self.vocab.merges_as_pairs = bool(merges) and isinstance(merges[0], list)
-        self.merges_span = None
+        return merges if isinstance(merges, list) else []
 
     def pending_findings(self, fragments: bool = True) -> list[PendingFinding]:
         if self._tables is not None and self.merge_count:
@@ -381,7 +367,7 @@ class JsonDocument:
         # this process checks the other merges (see _pending_deferred)
         n = len(v.merges or ())
         split = max(0, self._child_merges(n, merge_cost=1.0))
-        child = Forked(self._child_parsed, split, fragments) if n + len(v.tokens) >= MIN_WORK else None
+        child = hooks.beside(self._child_parsed, split, fragments) if n + len(v.tokens) >= MIN_PARALLEL_WORK else None
         mine = checks.merge_findings(v, split) if child and split < n else []
         out, key_count, first = child.result() if child else self._child_parsed(n, fragments)
         self.__dict__["source_key_count"] = key_count  # counted in the child
@@ -405,7 +391,7 @@ class JsonDocument:
             chunks = [(s, e), None]
         else:
             chunks = [(s, cut[0]), (cut[1], e)]
-        child = Forked(self._child_deferred, chunks[0], fragments) if n + len(v.tokens) >= MIN_WORK else None
+        child = hooks.beside(self._child_deferred, chunks[0], fragments) if n + len(v.tokens) >= MIN_PARALLEL_WORK else None
         # this process's share, a piece at a time (all at once would hold them all in
         # memory), before the child says at which rank it starts
         flagged, parsed_ok, local = [], True, 0
@@ -702,7 +688,7 @@ class JsonDocument:
         # merges still in the text: a forked child parses and hashes them while this
         # process builds the literal tables (which only read the text)
         span = self.merges_span
-        child = Forked(self._scan_merges) if span is not None and span[1] - span[0] >= MIN_SCAN_BYTES else None
+        child = hooks.beside(self._scan_merges) if span is not None and span[1] - span[0] >= MIN_SCAN_BYTES else None
         if self.vocab_start is not None:
             t = LiteralTable(self.data, self.vocab_start, self.source_key_count)
             if self._first_matches(t, next(iter(self.vocab.tokens), None)):

@@ -1,0 +1,22 @@
+"""One module per LSP method; ROUTES is the one table that wires them (see server.py)."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from . import (diagnostic, did_change, did_change_configuration, did_change_watched_files, did_close,
+               did_open, hover, initialize, initialized, inlay_hint)
+
+# method -> (handler, options); didOpen/didChange/didClose replace pygls' own text sync
+ROUTES = {
+    types.INITIALIZE: (initialize.handle, None),
+    types.INITIALIZED: (initialized.handle, None),
+    types.TEXT_DOCUMENT_DID_OPEN: (did_open.handle, None),
+    types.TEXT_DOCUMENT_DID_CHANGE: (did_change.handle, None),
+    types.TEXT_DOCUMENT_DID_CLOSE: (did_close.handle, None),
+    types.WORKSPACE_DID_CHANGE_CONFIGURATION: (did_change_configuration.handle, None),
+    types.WORKSPACE_DID_CHANGE_WATCHED_FILES: (did_change_watched_files.handle, None),
+    types.TEXT_DOCUMENT_HOVER: (hover.handle, None),
+    types.TEXT_DOCUMENT_INLAY_HINT: (inlay_hint.handle, types.InlayHintOptions(resolve_provider=False)),
+    types.TEXT_DOCUMENT_DIAGNOSTIC: (diagnostic.handle, diagnostic.OPTIONS),
+}

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ...core.decoding.display import clipped, hex_bytes, visible_text
 from ...core.index import DocumentIndex
-from .pieces import pieces
+from ...core.pieces import pieces
 
 MAX_LABEL = 40  # VS Code cuts labels at 43 characters
 

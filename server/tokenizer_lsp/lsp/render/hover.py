@@ -6,7 +6,7 @@ from ...core.decoding.display import clipped, code_points, code_span, escaped, h
 from ...core.decoding.tokens import Kind
 from ...core.decoding.utf8 import Utf8Kind, describe_fragment
 from ...core.index import DocumentIndex
-from .pieces import Piece
+from ...core.pieces import Piece
 
 
 def _label(p: Piece, idx: DocumentIndex) -> str:

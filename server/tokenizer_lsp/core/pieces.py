@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...core.decoding.tokens import Decoded, Scheme, decode_token
-from ...core.formats.json_doc import TokenRef
-from ...core.index import DocumentIndex
+from .decoding.tokens import Decoded, Scheme, decode_token
+from .formats.json_doc import TokenRef
+from .index import DocumentIndex
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,11 @@
+"""didClose: forget the document; its findings go with it."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+
+def handle(ls, params: types.DidCloseTextDocumentParams) -> None:
+    doc = ls.session.documents.pop(params.text_document.uri, None)
+    if doc is not None:
+        ls.scheduler.forget(doc)

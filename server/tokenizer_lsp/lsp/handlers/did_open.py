@@ -1,0 +1,28 @@
+"""didOpen: keep the text as UTF-8 bytes and index it at once."""
+
+from __future__ import annotations
+
+import logging
+
+from lsprotocol import types
+
+from ...core import detect
+from ..session import DocumentState, take_prefetched_text, uri_to_path
+
+log = logging.getLogger("tokenizer_lsp")
+
+
+def handle(ls, params: types.DidOpenTextDocumentParams) -> None:
+    td = params.text_document
+    log.info("open %s v%s", td.uri.rsplit("/", 1)[-1], td.version)
+    data = take_prefetched_text(td.uri, td.version)
+    if data is None:
+        data = td.text.encode("utf-8", "surrogatepass")
+    td.text = ""  # pygls keeps the message alive until the next one: drop the str now
+    doc = DocumentState(td.uri, uri_to_path(td.uri), td.version, data)
+    ls.session.documents[td.uri] = doc
+    if not detect.language_may_hold_tokenizer(td.language_id) and not (
+        detect.name_kind(doc.path) or detect.content_kind(data, doc.path)
+    ):
+        return  # another language's file: never indexed, never reported on
+    ls.scheduler.schedule(doc, delay=0)

@@ -1,0 +1,189 @@
+"""When documents are (re)indexed: debounce, one indexer thread, paired files re-checked.
+
+Text flows one way: the client's changes are queued on the document, the indexer thread
+applies them and builds an index (core), the findings are rendered and published (push
+clients) or kept for the next pull, then the lookups hovers need are built and the index
+starts serving. Nothing here answers a request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from lsprotocol import types
+
+from ..core import hooks
+from ..core.files import VOCAB_NAMES, companion_vocab_path, load_vocab_file
+from ..core.index import DocumentIndex, build_index, collector_paused, load_vocabulary
+from ..core.text.edits import apply_changes
+from .render.diagnostics import diagnostics_for
+from .session import DocumentState, Session
+
+log = logging.getLogger("tokenizer_lsp")
+
+
+class Scheduler:
+    def __init__(self, session: Session, server) -> None:
+        self.session = session
+        self.server = server  # sends notifications and requests to the client
+        # one worker: indexes are built one at a time, off the event loop
+        self.indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="indexer")
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+
+    # ---- entry points ------------------------------------------------------------------
+
+    def schedule(self, doc: DocumentState, delay: float) -> None:
+        loop = asyncio.get_running_loop()
+        old = self._timers.pop(doc.uri, None)
+        if old:
+            old.cancel()
+        doc.set_busy(True)
+        self._timers[doc.uri] = loop.call_later(delay, lambda: asyncio.ensure_future(self._reindex(doc.uri)))
+
+    def forget(self, doc: DocumentState) -> None:
+        timer = self._timers.pop(doc.uri, None)
+        if timer:
+            timer.cancel()
+        if doc.was_tokenizer and not self.session.capabilities.pull_diagnostics:
+            self.publish(doc.uri, [])
+        self.vocabulary_changed(doc.path)  # the merges beside it now read the file
+
+    def vocabulary_changed(self, path: str | None) -> None:
+        """A vocab.json or encoder.json changed (edited, closed, or on disk): the merges
+        files beside it are checked again against it."""
+        if not path or os.path.basename(path) not in VOCAB_NAMES:
+            return
+        for doc in self.session.beside(path):
+            if doc.index is not None and doc.index.format == "merges.txt":
+                doc.pending = None  # a re-parse, not the unchanged index again
+                self.schedule(doc, delay=0)
+
+    def refresh_all(self) -> None:
+        for doc in list(self.session.documents.values()):
+            if doc.index is not None and doc.index.is_tokenizer:
+                self.schedule(doc, delay=0)
+        self.refresh_hints()
+
+    # ---- to the client -----------------------------------------------------------------
+
+    def publish(self, uri: str, diagnostics: list[dict], version: int | None = None) -> None:
+        params: dict = {"uri": uri, "diagnostics": diagnostics}
+        if version is not None:
+            params["version"] = version
+        self.server.protocol.notify_json(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
+
+    def refresh_hints(self) -> None:
+        if self.session.capabilities.inlay_hint_refresh:
+            self.server.workspace_inlay_hint_refresh(None)
+
+    def _findings_ready(self, doc: DocumentState, diags: list[dict], version: int, caused_here: bool) -> None:
+        """Push to clients that do not pull; a pulling client asks itself, and is told to
+        ask again when another file's change moved these findings."""
+        doc.diagnostics = diags
+        if not self.session.capabilities.pull_diagnostics:
+            self.publish(doc.uri, diags, version)
+        elif not caused_here and self.session.capabilities.diagnostic_refresh:
+            self.server.workspace_diagnostic_refresh(None)
+
+    # ---- indexing ----------------------------------------------------------------------
+
+    async def _reindex(self, uri: str) -> None:
+        self._timers.pop(uri, None)
+        doc = self.session.documents.get(uri)
+        if doc is None:
+            return
+        doc.reindexing += 1
+        try:
+            async with doc.indexing:
+                await self._reindex_doc(uri, doc)
+        finally:
+            doc.reindexing -= 1
+            doc.set_busy(uri in self._timers or doc.reindexing > 0)
+
+    async def _reindex_doc(self, uri: str, doc: DocumentState) -> None:
+        version, data, queued = doc.version, doc.data, doc.queued
+        doc.queued = []
+        caused_here = bool(queued) or doc.index is None
+        loop = asyncio.get_running_loop()
+        base, edits = doc.index, doc.pending
+        started = time.perf_counter()
+        try:
+            idx, diags, data, edits = await loop.run_in_executor(
+                self.indexer, self._build, data, queued, doc.path, doc.was_tokenizer, base, edits)
+        except Exception:  # a bug in one document must not take the server down
+            log.exception("indexing %s failed", uri)
+            doc.queued[:0] = queued
+            return
+        doc.data = data  # the text with `queued` applied; changes since then are in doc.queued
+        log.info("%s v%s: %s, %d findings in %.0f ms", uri.rsplit("/", 1)[-1], version,
+                 idx.format or "not a tokenizer file", len(diags), (time.perf_counter() - started) * 1e3)
+        if self.session.documents.get(uri) is not doc or doc.version != version:
+            # stale: a newer version is queued; its edits will apply on top of `base`
+            doc.pending = edits
+            return
+        doc.pending = []
+        doc.index = idx
+        doc.indexed_version = version
+        if idx.is_tokenizer or doc.was_tokenizer:
+            doc.was_tokenizer = True
+            self._findings_ready(doc, diags, version, caused_here)
+        if idx is not base:
+            self.vocabulary_changed(doc.path)
+        if idx.doc is None or (idx.salvaged and doc.good is not None):
+            return  # salvaged: serves only when there is no whole index to map from
+        await loop.run_in_executor(self.indexer, self._prepare_lookups, idx)
+        if not idx.salvaged:
+            doc.set_good(idx, version)  # until now hovers kept answering from the previous one
+            # millions of acyclic objects: keep the collector from rescanning them (a
+            # full collection would stall hovers for half a second); refcounts free them
+            gc.freeze()
+        if self.session.documents.get(uri) is doc:
+            self.refresh_hints()
+
+    def _build(self, data, queued, path: str | None, assume: bool, base=None, edits=None):
+        """(index, diagnostics, text, byte edits from base's text) after applying `queued`."""
+        with collector_paused():
+            if queued:
+                lines = base.lines if base is not None and base.data is data else None
+                data, applied = apply_changes(data, queued, self.session.encoding, lines)
+                edits = None if applied is None or edits is None else edits + applied
+            idx = self._build_index(data, path, assume, base, edits)
+            diags = diagnostics_for(idx, self.session.settings, self.session.encoding) if idx.is_tokenizer else []
+            # the new index is acyclic: keep the collector from walking it when it resumes
+            gc.freeze()
+            return idx, diags, data, edits
+
+    @staticmethod
+    def _prepare_lookups(idx: DocumentIndex) -> None:
+        with collector_paused():
+            idx.prepare_lookups()
+        hooks.release_memory()  # the parsed vocab and merges were just dropped
+
+    def _build_index(self, data, path: str | None, assume: bool, base, edits) -> DocumentIndex:
+        if base is not None and edits == [] and base.data is data:
+            return base  # nothing changed (e.g. new settings): the findings stand
+        if base is not None and edits:
+            try:
+                idx = base.edited(edits, data)
+            except Exception:  # the fast path is an optimisation: a bug in it costs a re-parse
+                log.exception("applying an edit to the index failed; re-parsing")
+                idx = None
+            if idx is not None:
+                return idx
+        return build_index(data, path, companion=lambda: self._companion(path), assume_tokenizer=assume)
+
+    def _companion(self, path: str | None):
+        """The vocabulary beside a merges file: the editor's text when it is open (saved or
+        not, it is what the user sees), else the file on disk."""
+        other = companion_vocab_path(path) if path else None
+        if other is None:
+            return None
+        text = self.session.open_text(other)
+        if text is not None:
+            return load_vocabulary(text, other)
+        return load_vocab_file(other)
