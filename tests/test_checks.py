@@ -208,6 +208,7 @@ def test_cli_not_a_tokenizer_and_unreadable(tmp_path, capsys):
 
 
 def test_forked_merge_check_matches_in_process(tmp_path, monkeypatch):
+    import tokenizer_lsp.core.formats.json_checks as json_checks
     import tokenizer_lsp.core.formats.json_doc as json_doc
 
     merges = [("a", "b"), ("Ġ", "a"), ("a", "zz"), ("b", "a"), ("q", "b"), ("a", "b")] * 5
@@ -217,7 +218,7 @@ def test_forked_merge_check_matches_in_process(tmp_path, monkeypatch):
     from tokenizer_lsp.core import hooks
     from tokenizer_lsp.runtime.forked import Forked
 
-    monkeypatch.setattr(json_doc, "MIN_PARALLEL_WORK", 1)
+    monkeypatch.setattr(json_checks, "MIN_PARALLEL_WORK", 1)
     monkeypatch.setattr(hooks, "beside", Forked)
     forked = findings(path)
     assert forked == in_process and len(forked) == 25
@@ -376,20 +377,45 @@ def test_wordpiece_continuation_pieces(tmp_path):
     assert "continues the previous word" in hints[0].tooltip
 
 
-def test_values_tokenizers_cannot_load_are_errors(tmp_path):
-    obj = tokenizer({"a": 0, "b": "x", "c": 1.5, "d": None, "e": -3, "f": 1})
+def _tokenizers_refuses(path) -> bool:
+    tokenizers = pytest.importorskip("tokenizers", reason="HF tokenizers not installed (pip install -e '.[bench]')")
+    try:
+        tokenizers.Tokenizer.from_file(str(path))
+    except Exception:
+        return True
+    return False
+
+
+def test_valid_json_tokenizers_refuses_is_schema_at_the_entry(tmp_path):
+    """`schema` (not json-syntax) for valid JSON that tokenizers will not load, at the
+    offending entry; and tokenizers really does refuse each case."""
+    obj = tokenizer({"a": 0, "b": "x", "c": 1.5, "d": None, "e": -3, "f": 1, "5": "5"})
     text = json.dumps(obj, indent=2)
-    got = findings(write(tmp_path, "tokenizer.json", text))
-    assert [(c, l) for c, l, _ in got] == [("json-syntax", line_of(text, f'"{k}":')) for k in "bcde"]
-    assert '"x"' in got[0][2] and "-3" in got[3][2]
+    path = write(tmp_path, "tokenizer.json", text)
+    got = findings(path)
+    assert [(c, l) for c, l, _ in got] == [("schema", line_of(text, f'"{k}":')) for k in "bcde5"]
+    assert '"x"' in got[0][2] and "-3" in got[3][2] and "non-negative integer" in got[4][2]
+    assert _tokenizers_refuses(path)
     obj = tokenizer({"a": 0, "b": 1})
     obj["model"]["merges"] = "a b"
     text = json.dumps(obj, indent=2)
-    assert [(c, l) for c, l, _ in findings(write(tmp_path, "tokenizer.json", text))] == [("json-syntax", line_of(text, '"merges"'))]
+    path = write(tmp_path, "tokenizer.json", text)
+    assert [(c, l) for c, l, _ in findings(path)] == [("schema", line_of(text, '"merges"'))]
+    assert _tokenizers_refuses(path)
     obj = {"model": {"type": "Unigram", "vocab": [["a", 0.0], ["b"], ["c", "x"], ["d", -1]]}, "added_tokens": []}
     text = json.dumps(obj, indent=2)
+    path = write(tmp_path, "tokenizer.json", text)
+    got = findings(path)
+    assert [c for c, _, _ in got] == ["schema", "schema"] and "row 1" in got[0][2] and "row 2" in got[1][2]
+    assert _tokenizers_refuses(path)
+
+
+def test_schema_does_not_cascade_into_merges(tmp_path):
+    """The merges naming an entry whose id is unloadable are not also `merge-unknown-token`."""
+    obj = tokenizer({"a": 0, "b": "1", "ab": 2}, merges=[("a", "b")])
+    text = json.dumps(obj, indent=2)
     got = findings(write(tmp_path, "tokenizer.json", text))
-    assert [c for c, _, _ in got] == ["json-syntax", "json-syntax"] and "row 1" in got[0][2] and "row 2" in got[1][2]
+    assert [(c, l) for c, l, _ in got] == [("schema", line_of(text, '"b":'))]
 
 
 def test_clip_end_of_word_suffix(tmp_path):

@@ -103,12 +103,13 @@ def test_malformed_string_merges_at_their_own_element(tmp_path):
 
 def test_malformed_merges_in_a_large_file_parsed_apart(tmp_path, monkeypatch):
     """Over 1 MB the merges are parsed apart (and in a forked child): same positions."""
+    import tokenizer_lsp.core.formats.json_checks as json_checks
     import tokenizer_lsp.core.formats.json_doc as json_doc
 
     from tokenizer_lsp.core import hooks
     from tokenizer_lsp.runtime.forked import Forked
 
-    monkeypatch.setattr(json_doc, "MIN_PARALLEL_WORK", 1)
+    monkeypatch.setattr(json_checks, "MIN_PARALLEL_WORK", 1)
     monkeypatch.setattr(hooks, "beside", Forked)
     vocab = {f"t{i}": i for i in range(40000)}
     merges = [[f"t{i}", f"t{i + 1}"] for i in range(30000)]
@@ -361,10 +362,10 @@ def test_ids_that_are_not_integers_at_their_value(tmp_path):
     text = json.dumps(tokenizer(vocab), indent=2)
     got = located(index_file(str(write(tmp_path, "tokenizer.json", text))))
     values = {"b": '"x"', "c": "1.5", "d": "null", "e": "-3", "f": "true"}
-    expect = [("json-syntax", plus(where(text, f'"{k}": '), 5), plus(where(text, f'"{k}": '), 5 + len(v)))
+    expect = [("schema", plus(where(text, f'"{k}": '), 5), plus(where(text, f'"{k}": '), 5 + len(v)))
               for k, v in values.items()]
     g = plus(where(text, '"g": '), 5)
-    expect.append(("json-syntax", g, (g[0] + 3, 7)))  # [ 1, 2 ] over four lines
+    expect.append(("schema", g, (g[0] + 3, 7)))  # [ 1, 2 ] over four lines
     assert [(c, s, e) for c, s, e, _ in got] == expect
     assert got[0][3] == 'the id of `b` must be a non-negative integer, not `"x"`; tokenizers cannot load this file'
     assert got[-1][3].startswith("the id of `g` must be a non-negative integer, not `[1, 2]`")
@@ -380,7 +381,7 @@ def test_vocab_of_the_wrong_shape_is_one_error(tmp_path, model, want):
     text = json.dumps({"added_tokens": [], "model": model}, indent=2)
     got = located(index_file(str(write(tmp_path, "tokenizer.json", text))))
     key = where(text, '"vocab"')
-    assert [(c, s, e) for c, s, e, _ in got] == [("json-syntax", key, plus(key, 7))]
+    assert [(c, s, e) for c, s, e, _ in got] == [("schema", key, plus(key, 7))]
     assert got[0][3].startswith(want) and got[0][3].endswith("tokenizers cannot load this file")
 
 
@@ -391,7 +392,7 @@ def test_unigram_rows_and_merges_and_added_entries(tmp_path):
     got = located(index_file(str(write(tmp_path, "tokenizer.json", text))))
     bad = ['{"id": "x", "content": "<s>"}', "5", '{"id": 9}', '["b"]', '["c", "x"]', '"e"', "[5, 1.0]"]
     assert [(c, s, e) for c, s, e, _ in got] == [
-        ("json-syntax", where(text, b), plus(where(text, b), len(b))) for b in bad]
+        ("schema", where(text, b), plus(where(text, b), len(b))) for b in bad]
     msgs = [m for *_, m in got]
     assert msgs[0].startswith("added token 1 has an `id` that is not a non-negative integer")
     assert msgs[1].startswith("added token 2 is not an object") and msgs[2].startswith("added token 3 has no `content`")
@@ -404,7 +405,7 @@ def test_unigram_rows_and_merges_and_added_entries(tmp_path):
     text = json.dumps(obj)
     got = located(index_file(str(write(tmp_path, "tokenizer.json", text))))
     key = where(text, '"merges"')
-    assert [(c, s, e) for c, s, e, _ in got] == [("json-syntax", key, plus(key, 8))]
+    assert [(c, s, e) for c, s, e, _ in got] == [("schema", key, plus(key, 8))]
     assert got[0][3] == "model.merges must be a list of merges, not `\"a b\"`; tokenizers cannot load this file"
 
 

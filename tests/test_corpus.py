@@ -104,10 +104,10 @@ def test_tiktoken_rows():
 
 
 def _findings(data: bytes, path: str, deferred: bool, monkeypatch) -> list[tuple]:
-    from tokenizer_lsp.core.formats import json_doc
+    from tokenizer_lsp.core.formats import json_doc, json_parse
     from tokenizer_lsp.core.index import build_index
 
-    monkeypatch.setattr(json_doc, "DEFER_MERGES_BYTES", 0 if deferred else 1 << 62)
+    monkeypatch.setattr(json_parse, "DEFER_MERGES_BYTES", 0 if deferred else 1 << 62)
     idx = build_index(data, path)
     assert (isinstance(idx.doc, json_doc.JsonDocument) and idx.doc.merges_span is not None) == (deferred and idx.syntax_error is None)
     return [(f.code, f.start, f.end, f.message) for f in idx.findings]

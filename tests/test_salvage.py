@@ -348,7 +348,7 @@ def test_truncation_never_raises_nor_invents_findings(cut):
                 min_size=1, max_size=4),
        st.booleans(), st.booleans())
 def test_byte_flips_never_raise(flips, insert, deferred):
-    from tokenizer_lsp.core.formats import json_doc
+    from tokenizer_lsp.core.formats import json_doc, json_parse
 
     data = bytearray(DATA)
     for pos, byte in flips:
@@ -359,7 +359,7 @@ def test_byte_flips_never_raise(flips, insert, deferred):
     data = bytes(data)
     with pytest.MonkeyPatch.context() as mp:
         if deferred:  # the vocab and merges parsed apart, as in large files
-            mp.setattr(json_doc, "DEFER_MERGES_BYTES", 0)
+            mp.setattr(json_parse, "DEFER_MERGES_BYTES", 0)
         idx = index(data)
         findings = exercise(idx)
     try:
@@ -416,13 +416,13 @@ def test_qwen3_stray_comma_in_the_vocab(qwen3):
 
 
 def test_break_in_merges_parsed_apart_salvages_the_same(monkeypatch):
-    from tokenizer_lsp.core.formats import json_doc
+    from tokenizer_lsp.core.formats import json_doc, json_parse
 
     at = TEXT.index("[", TEXT.index('"merges"') + 12)
     broken = (TEXT[:at] + "@" + TEXT[at:]).encode()
     results = []
     for threshold in (0, 1 << 62):  # merges parsed apart, or with the rest
-        monkeypatch.setattr(json_doc, "DEFER_MERGES_BYTES", threshold)
+        monkeypatch.setattr(json_parse, "DEFER_MERGES_BYTES", threshold)
         idx = build_index(broken, "/x/tokenizer.json")
         results.append([(f.code, f.start, f.end) for f in idx.findings])
     assert results[0] == results[1] and len(results[0]) > 1
@@ -431,12 +431,12 @@ def test_break_in_merges_parsed_apart_salvages_the_same(monkeypatch):
 @pytest.mark.parametrize("where", ['"c": 6,', '"ab": 7,'])
 def test_break_in_the_vocab_parsed_apart_is_placed_as_in_one_parse(monkeypatch, where):
     """Large files parse model.vocab apart (orjson's error is then relative to it)."""
-    from tokenizer_lsp.core.formats import json_doc
+    from tokenizer_lsp.core.formats import json_doc, json_parse
 
     broken = TEXT.replace(where, where + ",").encode()
     results = []
     for threshold in (0, 1 << 62):
-        monkeypatch.setattr(json_doc, "DEFER_MERGES_BYTES", threshold)
+        monkeypatch.setattr(json_parse, "DEFER_MERGES_BYTES", threshold)
         idx = build_index(broken, "/x/tokenizer.json")
         results.append([(f.code, f.start, f.end, f.message) for f in idx.findings])
     assert results[0] == results[1]
@@ -444,8 +444,8 @@ def test_break_in_the_vocab_parsed_apart_is_placed_as_in_one_parse(monkeypatch, 
 
 
 def test_trailing_comma_ending_a_vocab_parsed_apart(monkeypatch):
-    from tokenizer_lsp.core.formats import json_doc
+    from tokenizer_lsp.core.formats import json_doc, json_parse
 
-    monkeypatch.setattr(json_doc, "DEFER_MERGES_BYTES", 0)
+    monkeypatch.setattr(json_parse, "DEFER_MERGES_BYTES", 0)
     broken = TEXT.replace('"ĠĠ": 13', '"ĠĠ": 13,').encode()
     assert build_index(broken, "/x/tokenizer.json").findings[0].code == "json-syntax"

@@ -11,6 +11,7 @@ SEVERITIES = ("error", "warning", "information", "hint")
 
 DEFAULT_SEVERITY: dict[str, str] = {
     "json-syntax": "error",
+    "schema": "error",
     "utf8-fragment": "hint",
     "not-byte-level": "error",
     "merge-unknown-token": "error",
@@ -99,6 +100,9 @@ class Vocabulary:
     subword_prefix: str = ""
     word_suffix: str = ""  # end-of-word suffix of a BPE model (CLIP: </w>)
     ignore_merges: bool = False
+    # tokens whose vocab entry tokenizers refuses (an id that is not an integer): reported
+    # once as `schema`, so the merges naming them are not also "unknown token"
+    unloadable: frozenset[str] = frozenset()
 
     def id_of(self, token: str) -> int | None:
         i = self.tokens.get(token)
@@ -129,3 +133,16 @@ def split_merge(merge, as_pair: bool) -> tuple[str, str] | None:
         if len(parts) == 2:
             return parts[0], parts[1]
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRef:
+    """A token literal in the source and what it is."""
+
+    start: int
+    end: int
+    role: str  # "vocab" | "merge" | "added" | "tiktoken" | "merges-line"
+    token: str
+    rank: int | None = None  # merge rank
+    part: int | None = None  # 0 or 1 within a merge, None for a whole-merge literal
+

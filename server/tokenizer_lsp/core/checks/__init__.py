@@ -128,7 +128,9 @@ def id_findings(v: Vocabulary, duplicates: list[tuple[int, int, str]] | None = N
                 f"{_q(tok)} appears more than once in the vocabulary; the last {what} "
                 f"({v.tokens.get(tok)}) wins and the earlier entry is lost",
             ))
-    if v.model_type != "Unigram":  # Unigram ids are list positions: dense by construction
+    # Unigram ids are list positions: dense by construction; with unloadable ids (reported
+    # as `schema`) the gaps they leave would only repeat that finding
+    if v.model_type != "Unigram" and not v.unloadable:
         out.extend(_gaps(v, ids, ordered))
     return out
 
@@ -234,15 +236,19 @@ def _one_merge(v: Vocabulary, rank: int, a: str, b: str, result: str) -> list[Pe
         return [PendingFinding("merge-malformed", Ref("merge", rank, pair=(a, b)),
                                f"merge {rank} {_malformed(stored, v.merges_as_pairs)}")]
     out = []
-    vocab = v.tokens
-    missing = [p for p in dict.fromkeys((a, b)) if p not in vocab]
+    vocab, unloadable = v.tokens, v.unloadable
+
+    def known(token: str) -> bool:  # an entry reported as `schema` is not "missing" too
+        return token in vocab or token in unloadable
+
+    missing = [p for p in dict.fromkeys((a, b)) if not known(p)]
     if missing:
         out.append(PendingFinding(
-            "merge-unknown-token", Ref("merge", rank, part=0 if a not in vocab else 1, pair=(a, b)),
+            "merge-unknown-token", Ref("merge", rank, part=0 if not known(a) else 1, pair=(a, b)),
             f"merge {rank} ({_q(a)} + {_q(b)}): {', '.join(map(_q, missing))} "
             f"{'is' if len(missing) == 1 else 'are'} not in the vocabulary",
         ))
-    if result not in vocab:
+    if not known(result):
         out.append(PendingFinding(
             "merge-result-missing", Ref("merge", rank, pair=(a, b)),
             f"merge {rank} ({_q(a)} + {_q(b)}) produces {_q(result)}, which is not in the vocabulary",

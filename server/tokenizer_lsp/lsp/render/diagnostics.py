@@ -31,6 +31,7 @@ _NOUN = {
     "id-gap": "gaps in the ids",
     "added-token-mismatch": "added tokens disagree with the vocabulary id",
     "tiktoken-malformed": "lines are not `base64 rank`",
+    "schema": "entries tokenizers cannot load",
 }
 
 
