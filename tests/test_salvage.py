@@ -13,7 +13,8 @@ from tokenizer_lsp.lsp.render.diagnostics import diagnostics_for
 from tokenizer_lsp.lsp.render.hover import hover_markdown
 from tokenizer_lsp.lsp.render.hints import hints_in
 from tokenizer_lsp.core.pieces import piece_at
-from tokenizer_lsp.core.formats.salvage import match_close, parse_prefix, salvage
+from tokenizer_lsp.core.formats.json_pieces import match_close, parse_prefix
+from tokenizer_lsp.core.formats.salvage import salvage
 from tokenizer_lsp.core.index import build_index
 from tokenizer_lsp.lsp.settings import Settings
 

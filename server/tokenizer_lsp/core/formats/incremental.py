@@ -18,7 +18,7 @@ import orjson
 from .. import checks
 from ..model import Finding, RenamedTokens, Vocabulary
 from .json_doc import MERGE_HASH, JsonDocument, merge_hash
-from .json_layout import ShiftedTable
+from .literal_table import ShiftedTable
 
 _SIZE = calcsize(MERGE_HASH)
 _WINDOW = 1 << 18  # bytes of packed hashes searched per call (a multiple of _SIZE)

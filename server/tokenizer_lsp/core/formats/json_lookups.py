@@ -12,7 +12,7 @@ import orjson
 from .. import checks, hooks
 from ..compact_vocab import CompactTokens
 from ..model import TokenRef, Vocabulary, split_merge
-from .json_layout import LiteralTable
+from .literal_table import LiteralTable
 
 _WINDOW = 1 << 15  # items per C-level pass where other threads must get the interpreter
 MIN_SCAN_BYTES = 1 << 20  # smaller merges are hashed in-process (a fork costs more)
