@@ -15,7 +15,7 @@ from operator import eq, lt, not_, sub
 
 from ..decoding.bulk import byte_fallback_fragments, byte_level_scan
 from ..decoding.bytemap import outside_alphabet
-from ..decoding.display import hex_head
+from ..decoding.display import escape, hex_head
 from ..decoding.tokens import Scheme
 from ..decoding.utf8 import short_fragment_kind
 from ..model import Vocabulary, split_merge
@@ -41,18 +41,6 @@ class PendingFinding:
     message: str
 
 
-_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "`": "\\`"}
-
-
-def _escape_char(ch: str) -> str:
-    if ch in _ESCAPES:
-        return _ESCAPES[ch]
-    if ch == " " or ch.isprintable():
-        return ch
-    cp = ord(ch)
-    return f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}"
-
-
 def _q(token: str) -> str:
     """A token quoted for a message: one line, its invisible characters escaped.
 
@@ -63,8 +51,7 @@ def _q(token: str) -> str:
     closes the quote) are escaped too."""
     long = len(token) >= 80
     shown = token[:77] if long else token
-    if not (shown.isprintable() and "\\" not in shown and "`" not in shown):
-        shown = "".join(map(_escape_char, shown))
+    shown = escape(shown, backtick=True)
     return f"`{shown}...`" if long else f"`{shown}`"
 
 

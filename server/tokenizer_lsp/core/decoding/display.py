@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
 
-_VISIBLE = {" ": "\u2423", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\"}
-# in stored forms (JSON strings, merges lines): what would break a line or a code span
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\\\\]")
 _ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\"}
 
 
-def escaped(text: str) -> str:
-    """Text on one line: control characters and line/paragraph separators as \\n, \\t,
-    \\u2028...; a backslash doubled so that those stay unambiguous."""
-    if text.isascii() and text.isprintable() and "\\" not in text:
+def escape_char(ch: str, visible_space: bool = False, backtick: bool = False) -> str:
+    """One character as messages, hovers and hints show it: \\n, \\t, \\r, a doubled
+    backslash, and \\uXXXX for every other control, format, separator, surrogate and
+    unassigned character (bidi overrides reorder a line, U+2028 breaks it); \\x is kept
+    for bytes that are not UTF-8. A space is ␣ where whitespace must be seen (decoded
+    text), and a backtick is escaped inside a `quoted` token."""
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    if ch == " ":
+        return "\u2423" if visible_space else " "
+    if ch == "`" and backtick:
+        return "\\`"
+    if ch.isprintable():
+        return ch
+    cp = ord(ch)
+    return f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}"
+
+
+def escape(text: str, visible_space: bool = False, backtick: bool = False) -> str:
+    """escape_char over a text, with a fast path for plain ASCII."""
+    if text.isascii() and text.isprintable() and "\\" not in text and not (visible_space and " " in text) \
+            and not (backtick and "`" in text):
         return text
-    return _UNSAFE.sub(lambda m: _ESCAPES.get(m.group(), f"\\u{ord(m.group()):04X}"), text)
+    return "".join(escape_char(ch, visible_space, backtick) for ch in text)
+
+
+def escaped(text: str) -> str:
+    """A stored form (a JSON string, a merges line) on one line."""
+    return escape(text)
 
 
 def clipped(data: bytes, limit: int) -> tuple[bytes, int]:
@@ -32,21 +50,8 @@ def clipped(data: bytes, limit: int) -> tuple[bytes, int]:
     return data[:cut], len(data) - cut
 
 
-def _visible_char(ch: str) -> str:
-    if ch in _VISIBLE:
-        return _VISIBLE[ch]
-    cat = unicodedata.category(ch)
-    if cat in ("Cc", "Cf", "Zl", "Zp", "Zs", "Cs", "Co", "Cn"):
-        cp = ord(ch)
-        # \\x is kept for bytes that are not UTF-8: characters are always \\u
-        return f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}"
-    return ch
-
-
 def _visible(text: str) -> str:
-    if text.isascii() and text.isprintable() and " " not in text and "\\" not in text:
-        return text
-    return "".join(map(_visible_char, text))
+    return escape(text, visible_space=True)
 
 
 def visible_text(data: bytes) -> str:
