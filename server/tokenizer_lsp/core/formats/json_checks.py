@@ -9,6 +9,7 @@ import orjson
 
 from .. import checks, hooks
 from ..checks import PendingFinding
+from ..checks.pipeline import Scope, located, vocabulary_checks
 from ..decoding.tokens import Scheme
 from ..hooks import MIN_PARALLEL_WORK
 from ..model import Finding
@@ -76,11 +77,8 @@ class JsonChecks:
 
     def _vocab_share(self, fragments: bool) -> tuple[list[PendingFinding], int]:
         """(vocab, added and id findings, source key count)."""
-        v = self.vocab
         out = schema_findings(self)
-        out += checks.vocab_findings(v, fragments)
-        out += checks.added_findings(v, self.added_list)
-        out += checks.id_findings(v, self._duplicate_keys())
+        out += vocabulary_checks(self.vocab, self.added_list, self._duplicate_keys(), Scope(fragments=fragments))
         return out, self.source_key_count
 
     def _child_deferred(self, chunk: tuple[int, int] | None, fragments: bool):
@@ -121,11 +119,7 @@ class JsonChecks:
         return min(n, int((merge_cost * n - vocab_cost) / (2 * merge_cost)))
 
     def findings(self) -> list[Finding]:
-        pending = self.pending_findings()
-        spans = self.resolve([p.ref for p in pending])
-        found = [Finding(p.code, s, e, p.message) for p, (s, e) in zip(pending, spans)]
-        found.sort(key=lambda f: f.start)
-        return found
+        return located(self.pending_findings(), self.resolve)
 
     def _duplicate_keys(self) -> list[tuple[int, int, str]]:
         if self.unigram and self.vocab_start is not None:

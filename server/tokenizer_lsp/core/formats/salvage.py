@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from .. import checks
 from ..decoding.bytemap import BYTE_TO_CHAR
 from ..decoding.tokens import Scheme
+from ..checks.pipeline import Scope, located, vocabulary_checks
 from ..model import Finding
 from .json_doc import JsonDocument
 from .json_layout import (
@@ -254,14 +254,6 @@ def _findings(doc: JsonDocument, *, vocab_complete: bool, added_known: bool, sch
     """The checks that hold on what was recovered. Merges are not checked: against a
     partial vocabulary every later token would be missing, and against a whole one the
     check costs as much as indexing the file (they are, once it parses again)."""
-    v = doc.vocab
-    pending = [p for p in checks.vocab_findings(v, True)
-               if p.code != "not-byte-level" or (added_known and scheme_trusted)]
-    if added_known:
-        pending += checks.added_findings(v, doc.added_list)
-    gaps_valid = vocab_complete and added_known
-    pending += [p for p in checks.id_findings(v, doc._duplicate_keys()) if p.code != "id-gap" or gaps_valid]
-    spans = doc.resolve([p.ref for p in pending])
-    found = [Finding(p.code, s, e, p.message) for p, (s, e) in zip(pending, spans)]
-    found.sort(key=lambda f: f.start)
-    return found
+    scope = Scope(byte_level=added_known and scheme_trusted, added=added_known,
+                  gaps=vocab_complete and added_known)
+    return located(vocabulary_checks(doc.vocab, doc.added_list, doc._duplicate_keys(), scope), doc.resolve)
