@@ -3,6 +3,7 @@
     python bench/bench.py                 # qwen3, llama3, gemma3, gpt2 encoder.json, + scaling
     python bench/bench.py --quick         # small file, one round (CI keeps it working)
     python bench/bench.py --files qwen3/tokenizer.json --rounds 5
+    python bench/bench.py --soak-only     # just the typing soak (RSS growth per 1000 edits)
 
 Measures, interleaved per round (server open, then from_file, on the same file):
 open-to-diagnostics through a real LSP client over stdio vs tokenizers.Tokenizer.from_file;
@@ -39,6 +40,13 @@ LOG = False  # --log: print the server's log as it comes
 TYPING_EDITS = 5  # one-character edits inside tokens (typing fast path)
 REPARSE_EDITS = 3  # line breaks between entries (full re-parse)
 KEY = re.compile(r'"((?:[^"\\]|\\.)+)":\s*-?\d')
+VOCAB_ENTRY = re.compile(r'"((?:[^"\\]|\\.)+)":\s*(-?\d+)')
+SOAK_FILE = "whisper-gpt2/vocab.json"  # one 0.8 MB line of raw UTF-8
+SOAK_EDITS, SOAK_WARMUP, SOAK_EVERY = 6000, 1000, 1000  # --quick: QUICK_SOAK
+QUICK_SOAK = (1500, 500, 250)
+SOAK_SYNC = 50  # a hover round trip every 50 edits: the server has taken them all
+SOAK_SETTLE = 250  # every 250 edits: wait for that version's diagnostics (a re-index ran)
+SOAK_TARGET_MB = 0.5  # issue target: RSS growth per 1000 edits
 
 
 class Utf8ClientProtocol(LanguageServerProtocol):
@@ -131,6 +139,14 @@ class Session:
             await asyncio.wait_for(self.client.stop(), 10)
         except Exception:
             self.client._server.kill()
+
+
+def current_rss(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 def peak_rss(pid: int) -> int:
@@ -331,6 +347,142 @@ async def edit_with_hovers(s: Session, uri: str, version: int, at: types.Positio
     return await fut - t0, during
 
 
+def slope(points: list[tuple[float, float]]) -> float:
+    """Least-squares slope of y over x."""
+    n = len(points)
+    if n < 2:
+        return float("nan")
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    return sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else float("nan")
+
+
+def soak_keys(text: str, n: int, rng: random.Random) -> tuple[list[tuple[int, int, int, str]], dict]:
+    """((line, utf16 column of the key's first character, of its closing quote, key) of
+    `n` random vocabulary keys written without escapes (a typed letter keeps them on the
+    fast path), in a tokenizer.json's model.vocab or a vocab.json; the vocabulary)."""
+    obj = json.loads(text)
+    vocab = obj.get("model", {}).get("vocab") if isinstance(obj.get("model"), dict) else obj
+    keys = [m for m in VOCAB_ENTRY.finditer(text)
+            if "\\" not in m.group(1) and isinstance(vocab, dict) and vocab.get(m.group(1)) == int(m.group(2))]
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    out = []
+    for m in sorted(rng.sample(keys, min(n, len(keys))), key=lambda m: m.start()):
+        off = m.start() + 1
+        line = bisect.bisect_right(line_starts, off) - 1
+        col = utf16_len(text[line_starts[line]:off])
+        out.append((line, col, col + utf16_len(m.group(1)), m.group(1)))
+    rng.shuffle(out)
+    return out, vocab
+
+
+def soak_typing(keys, vocab: dict, rng: random.Random):
+    """Endless one-character edits (range start, range end, text, (line, column) of the
+    key): a word of 3-8 letters typed at the end of a token (each prefix a new token, never
+    a duplicate key), then deleted letter by letter: after each word the text is the original."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    for k in range(1 << 62):
+        line, col, end, key = keys[k % len(keys)]
+        while True:
+            word = "".join(rng.choice(letters) for _ in range(rng.randint(3, 8)))
+            if not any(key + word[: j + 1] in vocab for j in range(len(word))):
+                break
+        for j, ch in enumerate(word):
+            at = types.Position(line, end + j)
+            yield at, at, ch, (line, col)
+        for j in reversed(range(len(word))):
+            yield types.Position(line, end + j), types.Position(line, end + j + 1), "", (line, col)
+
+
+async def typing_soak(path: Path, edits: int, warmup: int, every: int, rng: random.Random) -> dict:
+    """RSS of the server through `edits` one-character edits (see the module docstring)."""
+    text = path.read_text(encoding="utf-8")
+    keys, vocab = soak_keys(text, 200, rng)
+    s = Session()
+    await s.start()
+    uri = path.as_uri()
+    c = s.client
+    doc = types.TextDocumentIdentifier(uri)
+    started = time.perf_counter()
+    c.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    await asyncio.wait_for(s.wait_for(uri, 1), 120)
+    line, col, _, _ = keys[0]
+    for _ in range(600):  # lookups ready: the first hover answers
+        if await c.text_document_hover_async(types.HoverParams(doc, types.Position(line, col + 1))):
+            break
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.5)
+    res: dict = {"file": str(path), "bytes": len(text.encode("utf-8")), "edits": edits, "warmup_edits": warmup,
+                 "sample_every_edits": every, "rss_after_open_mb": current_rss(s.pid) / 2**20,
+                 "diagnostics_at_open": s.counts[(uri, 1)]}
+    samples: list[tuple[int, float]] = []
+    hover_lat, settle_lat, counts = [], [], []
+    version = 1
+    typing = soak_typing(keys, vocab, rng)
+    t0 = time.perf_counter()
+    try:
+        for n in range(1, edits + 1):
+            start, end, ch, (line, col) = next(typing)
+            version += 1
+            c.text_document_did_change(types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                [types.TextDocumentContentChangePartial(range=types.Range(start, end), text=ch)]))
+            sample = n >= warmup and (n - warmup) % every == 0
+            if n % SOAK_SYNC == 0:  # the hover answers after the server handled every edit before it
+                dt, _ = await timed(c.text_document_hover_async(types.HoverParams(doc, types.Position(line, col + 1))))
+                hover_lat.append(dt)
+            else:
+                await asyncio.sleep(0)  # let the transport write
+            if n % SOAK_SETTLE == 0 or sample or n == edits:
+                sent = c.protocol.last_write
+                arrived = await asyncio.wait_for(s.wait_for(uri, version), 120)
+                settle_lat.append(arrived - sent)
+                counts.append(s.counts[(uri, version)])
+            if sample:
+                # the lookups for the new index come right after its diagnostics
+                await asyncio.sleep(0.3)
+                samples.append((n, current_rss(s.pid) / 2**20))
+                print(f"  soak: {n} edits, {time.perf_counter() - t0:.1f} s, RSS {samples[-1][1]:.1f} MB", flush=True)
+    finally:
+        elapsed = time.perf_counter() - t0
+        await s.stop()
+    growth = slope(samples) * 1000
+    res.update({
+        "rss_samples": [{"edits": n, "rss_mb": round(mb, 2)} for n, mb in samples],
+        "growth_mb_per_1000_edits": growth,
+        "target_mb_per_1000_edits": SOAK_TARGET_MB,
+        "target_met": growth < SOAK_TARGET_MB,
+        "seconds": elapsed,
+        "seconds_incl_open": time.perf_counter() - started,
+        "edits_per_s": edits / elapsed,
+        "reindexes_waited_for": len(settle_lat),
+        # from the last edit of a burst (up to SOAK_SETTLE edits queued) to its diagnostics
+        "burst_to_diagnostics_p50_ms": pct(settle_lat, 50) * 1e3,
+        "burst_to_diagnostics_max_ms": max(settle_lat, default=float("nan")) * 1e3,
+        "hover_while_typing_p50_ms": pct(hover_lat, 50) * 1e3,
+        "hover_while_typing_p99_ms": pct(hover_lat, 99) * 1e3,
+        "diagnostics_while_typing_min_max": [min(counts, default=0), max(counts, default=0)],
+    })
+    return res
+
+
+def soak_report(r: dict) -> str:
+    name = f"{Path(r['file']).parent.name}/{Path(r['file']).name}"
+    met = "met" if r["target_met"] else "NOT met"
+    size = f"{r['bytes'] / 1e6:.1f} MB" if r["bytes"] >= 1e5 else f"{r['bytes'] / 1e3:.0f} KB"
+    return "\n".join([
+        f"typing soak: {name} ({size}), {r['edits']} one-character edits in {r['seconds']:.1f} s "
+        f"({r['edits_per_s']:.0f}/s; {r['reindexes_waited_for']} re-indexes waited for, last edit→diagnostics "
+        f"p50 {r['burst_to_diagnostics_p50_ms']:.0f} ms with up to {SOAK_SETTLE} edits queued; hover while typing p50/p99 "
+        f"{r['hover_while_typing_p50_ms']:.1f}/{r['hover_while_typing_p99_ms']:.1f} ms)",
+        f"  RSS growth {r['growth_mb_per_1000_edits']:.2f} MB per 1000 edits (least squares after {r['warmup_edits']} warm-up edits; "
+        f"target < {r['target_mb_per_1000_edits']}: {met})",
+        f"  RSS samples (edits: MB): after open {r['rss_after_open_mb']:.1f}, "
+        + ", ".join(f"{p['edits']}: {p['rss_mb']:.1f}" for p in r["rss_samples"]),
+    ])
+
+
 def scaled_copy(src: Path, factor: int, folder: Path) -> Path:
     """A real tokenizer.json made `factor` times larger: every token t also appears as t~~k,
     and every merge (a, b) as (a, b~~k), whose result (a+b)~~k exists; ids shifted per copy."""
@@ -383,6 +535,15 @@ async def main_async(args) -> int:
     rng = random.Random(1234)
     rows = []
     if args.quick:
+        soak_file, (soak_edits, soak_warmup, soak_every) = ROOT / "examples" / "tokenizer.json", QUICK_SOAK
+    else:
+        soak_file, soak_edits, soak_warmup, soak_every = CORPUS / args.soak_file, args.soak_edits, SOAK_WARMUP, SOAK_EVERY
+    if not soak_file.is_file():
+        print(f"soak file missing: {soak_file} (set TOKENIZER_CORPUS)", file=sys.stderr)
+        return 2
+    if args.soak_only:
+        files = []
+    elif args.quick:
         files = [ROOT / "examples" / "tokenizer.json"]
         if (CORPUS / "llama2/tokenizer.json").is_file():
             files = [CORPUS / "llama2/tokenizer.json"]
@@ -396,7 +557,7 @@ async def main_async(args) -> int:
         row = await measure_file(f, args.rounds, args.hovers, rng)
         rows.append(row)
         print(table([row]).split("\n")[1], flush=True)
-    if args.scale and not args.quick:
+    if args.scale and not args.quick and not args.soak_only:
         base = CORPUS / args.scale
         with tempfile.TemporaryDirectory() as tmp:
             for factor in (2, 4):
@@ -409,14 +570,18 @@ async def main_async(args) -> int:
             for r in rows:
                 if r["scale"] != "1x":
                     r["time_growth_vs_1x"] = r["open_to_diagnostics_s"] / one["open_to_diagnostics_s"]
+    soak = await typing_soak(soak_file, soak_edits, soak_warmup, soak_every, random.Random(4321))
+    if rows:
+        print()
+        print(table(rows))
+        for r in rows:
+            if "time_growth_vs_1x" in r:
+                print(f"{r['scale']}: open→diagnostics grows {r['time_growth_vs_1x']:.2f}x for {r['scale']} the size")
     print()
-    print(table(rows))
-    for r in rows:
-        if "time_growth_vs_1x" in r:
-            print(f"{r['scale']}: open→diagnostics grows {r['time_growth_vs_1x']:.2f}x for {r['scale']} the size")
-    out = Path(args.out)
+    print(soak_report(soak))
+    out = Path(args.out or ROOT / "bench" / "results" / ("soak.json" if args.soak_only else "latest.json"))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"machine_cores": os.cpu_count(), "rows": rows}, indent=2))
+    out.write_text(json.dumps({"machine_cores": os.cpu_count(), "rows": rows, "typing_soak": soak}, indent=2))
     print(f"\nwrote {out}")
     return 0
 
@@ -428,9 +593,14 @@ def main() -> int:
     p.add_argument("--hovers", type=int, default=300)
     p.add_argument("--scale", default="qwen3/tokenizer.json", help="file to scale 2x and 4x ('' to skip)")
     p.add_argument("--quick", action="store_true", help="one small file, one round")
-    p.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.json"))
+    p.add_argument("--soak-only", action="store_true", help="run only the typing soak (with --quick: the short one)")
+    p.add_argument("--soak-file", default=SOAK_FILE, help="corpus file for the typing soak")
+    p.add_argument("--soak-edits", type=int, default=SOAK_EDITS, help="one-character edits in the soak (at least 2000)")
+    p.add_argument("--out", default=None, help="JSON results (default bench/results/latest.json; soak.json with --soak-only)")
     p.add_argument("--log", action="store_true", help="print the server's log")
     args = p.parse_args()
+    if args.soak_edits < SOAK_WARMUP + SOAK_EVERY:
+        p.error(f"--soak-edits: at least {SOAK_WARMUP + SOAK_EVERY} (a warm-up and two RSS samples)")
     global LOG
     LOG = args.log
     if args.quick:
