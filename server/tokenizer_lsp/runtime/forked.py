@@ -34,8 +34,13 @@ class Forked:
             return
         try:
             r, w = os.pipe()
-            pid = os.fork()
         except OSError:
+            return
+        try:
+            pid = os.fork()
+        except OSError:  # EAGAIN, ENOMEM: the pipe must not outlive the attempt (one per check)
+            os.close(r)
+            os.close(w)
             return
         if pid == 0:  # child: compute, send, leave without running any cleanup
             status = 0
@@ -80,6 +85,11 @@ class Forked:
                 break
             chunks.append(chunk)
         return b"".join(chunks) if chunks else None
+
+    def __del__(self) -> None:
+        # a result never asked for (the caller raised in between): no zombie, no open pipe
+        if self.pid:
+            self._reap()
 
     def _reap(self) -> None:
         os.close(self.fd)

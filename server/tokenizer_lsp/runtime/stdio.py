@@ -68,8 +68,18 @@ def _split_did_open(body: bytes) -> tuple[Any, bytes] | None:
         except orjson.JSONDecodeError:
             continue
         doc = obj.get("params", {}).get("textDocument", {}) if isinstance(obj, dict) else {}
-        if not isinstance(doc, dict) or doc.get("text") != "":
+        if not isinstance(doc, dict):
             return None
+        # The rest can parse after a later quote too: with "languageId" after "text" (the
+        # order of some clients), both `"text":""}}}` and `"text":"json"}}}` do (from the
+        # quotes of "json"), and the text would take `", "languageId": "json` in. The text's
+        # own closing quote is the first unescaped one after it opens: go on to any nearer.
+        if doc.get("text") != "":
+            continue
+        before = _unescaped_quote_before(body, start, end)
+        if before >= 0:
+            end = before + 1
+            continue
         with warnings.catch_warnings():
             warnings.simplefilter("error", DeprecationWarning)  # \\u, \\/: not Python escapes
             try:
@@ -80,18 +90,49 @@ def _split_did_open(body: bytes) -> tuple[Any, bytes] | None:
     return None
 
 
+def _unescaped_quote_before(body: bytes, start: int, end: int, tries: int = 64) -> int:
+    """The last unescaped quote in body[start:end] among its last `tries` quotes, or -1.
+    A text's quotes are all escaped; a member after it whose string held more than `tries`
+    escaped quotes would go unnoticed (no client adds members to a didOpen)."""
+    for _ in range(tries):
+        end = body.rfind(b'"', start, end)
+        if end < 0 or not escaped(body, end):
+            return end
+    return -1
+
+
+_WIDE = float(1 << 63)
+
+
+def _wide_number(obj: Any) -> bool:
+    """A float as large as an integer outside 64 bits, which orjson reads as a float where
+    json keeps the exact int (an id of 2**64 + 1 would come back as another number)."""
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, dict):
+            stack.extend(o.values())
+        elif isinstance(o, list):
+            stack.extend(o)
+        elif type(o) is float and not -_WIDE < o < _WIDE:
+            return True
+    return False
+
+
 def loads(body: bytes | str, object_hook=None) -> Any:
     if isinstance(body, (bytes, bytearray)) and len(body) >= _LARGE:
         split = _split_did_open(body)
         if split is not None:
             obj, text = split
             doc = obj["params"]["textDocument"]
-            if isinstance(doc.get("uri"), str) and isinstance(doc.get("version"), int):
+            if isinstance(doc.get("uri"), str) and isinstance(doc.get("version"), int) and not _wide_number(obj):
                 prefetch_text(doc["uri"], doc["version"], text)
                 return _apply_hook(obj, object_hook) if object_hook else obj
     try:
         obj = orjson.loads(body)
     except orjson.JSONDecodeError:  # e.g. lone surrogates, which json accepts
+        return json.loads(body, object_hook=object_hook)
+    if _wide_number(obj):  # maybe an integer beyond 64 bits, made a float: json reads it exactly
         return json.loads(body, object_hook=object_hook)
     return _apply_hook(obj, object_hook) if object_hook else obj
 
