@@ -19,7 +19,7 @@ import {
   TransportKind,
   vsdiag,
 } from 'vscode-languageclient/node';
-import { isTokenizerDocument } from './detect';
+import { isTokenizerDocument, LANGUAGE_KINDS } from './detect';
 import { registerLargeFileNotice } from './largeFiles';
 import {
   describeCommand,
@@ -35,14 +35,11 @@ const CLIENT_NAME = 'Tokenizer LSP';
 const SECTION = 'tokenizerLsp';
 
 /**
- * Files the server is given once it runs. JSON is matched by language so that a tokenizer file
- * with any name is served; the server answers nothing for other JSON.
+ * Files the server is given once it runs: every language the shared detection rules name
+ * (json, jsonc, tiktoken, bpe-merges, plaintext). They are matched by language so that a
+ * tokenizer file with any name is served; the server answers nothing for other files.
  */
-export const DOCUMENT_SELECTOR = [
-  { scheme: 'file', language: 'json' },
-  { scheme: 'file', language: 'tiktoken' },
-  { scheme: 'file', language: 'bpe-merges' },
-];
+export const DOCUMENT_SELECTOR = [...LANGUAGE_KINDS.keys()].map((language) => ({ scheme: 'file', language }));
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
@@ -175,8 +172,9 @@ async function startClient(): Promise<void> {
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     errorHandler: new OneMessageErrorHandler(() => ready),
     middleware: {
-      // Push only (see PushDiagnosticsOnly): a pull request the server is still offered answers
-      // empty, so no diagnostic is listed twice.
+      // Push only (see PushDiagnosticsOnly). The server offers no pull provider to a client
+      // that does not pull; should one be offered anyway, its pulls answer empty, so no
+      // diagnostic is listed twice.
       provideDiagnostics: () => ({ kind: 'full', items: [] }) as unknown as vsdiag.FullDocumentDiagnosticReport,
     },
     // A failed start is reported once, below, where start() rejects.
@@ -278,11 +276,10 @@ class TokenizerLanguageClient extends LanguageClient {
 }
 
 /**
- * The server publishes diagnostics to every client (textDocument/publishDiagnostics) and may
- * also answer pull requests (textDocument/diagnostic). vscode-languageclient keeps the two in
- * separate collections, so a client that does both lists every finding twice. This client says
- * it does not pull (registered after the built-in features, it removes their capability) and
- * relies on the pushed diagnostics, which the server also re-sends after a settings change.
+ * The server pushes diagnostics (textDocument/publishDiagnostics) to clients that do not pull
+ * and answers pulls (textDocument/diagnostic) from the others. This client says it does not
+ * pull (registered after the built-in features, it removes their capability) and so gets the
+ * pushed diagnostics, which the server also re-sends after a settings change.
  */
 class PushDiagnosticsOnly implements StaticFeature {
   fillClientCapabilities(capabilities: Parameters<StaticFeature['fillClientCapabilities']>[0]): void {

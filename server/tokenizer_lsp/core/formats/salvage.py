@@ -25,7 +25,6 @@ among them. Nothing here raises: any failure falls back to the json-syntax findi
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 import orjson
@@ -33,6 +32,7 @@ import orjson
 from ..decoding.bytemap import BYTE_TO_CHAR
 from ..decoding.tokens import Scheme
 from ..checks.pipeline import Scope, located, vocabulary_checks
+from ..detect import claims_vocab_json
 from ..model import Finding
 from .json_doc import JsonDocument
 from .json_layout import (
@@ -215,9 +215,7 @@ def _recover_vocab_json(data: bytes, limit: int, path: str | None, out: Salvaged
     obj = found[0]
     if not all(type(v) is int for v in obj.values()):
         return
-    base = os.path.basename(path or "").lower()
-    named = base in ("vocab.json", "encoder.json")
-    if base == "added_tokens.json" or not (named or sum(1 for c in BYTE_TO_CHAR if c in obj) >= 250):
+    if not claims_vocab_json(obj, path):
         return
     doc = JsonDocument(data, obj, "vocab.json")
     _set_key_count(doc, data, found[1])
