@@ -17,7 +17,8 @@ from tokenizer_lsp.core.decoding.utf8 import Utf8Kind, classify, describe_fragme
 from tokenizer_lsp.lsp.render.hover import hover_markdown
 from tokenizer_lsp.lsp.render.hints import hints_in
 from tokenizer_lsp.core.pieces import piece_at
-from tokenizer_lsp.core.formats.lines_doc import MergesDocument, TiktokenDocument
+from tokenizer_lsp.core.formats.merges_doc import MergesDocument
+from tokenizer_lsp.core.formats.tiktoken_doc import TiktokenDocument
 from tokenizer_lsp.core.index import build_index
 
 from .conftest import corpus_file

@@ -19,7 +19,8 @@ import orjson
 from . import detect
 from .compact_vocab import CompactTokens
 from .formats.json_doc import JsonDocument, TokenRef, parse_deferring_merges
-from .formats.lines_doc import MergesDocument, TiktokenDocument
+from .formats.merges_doc import MergesDocument
+from .formats.tiktoken_doc import TiktokenDocument
 from .model import Finding, Vocabulary
 from .text.lines import LineIndex
 
