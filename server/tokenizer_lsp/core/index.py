@@ -67,6 +67,35 @@ class DocumentIndex:
     def vocab(self) -> Vocabulary | None:
         return self.doc.vocab if self.doc is not None else None
 
+    navigation = None  # core.navigation.Navigation, set once by prepare_navigation
+
+    def prepare_navigation(self) -> None:
+        """Build the navigation lookups (after prepare_lookups; off the event loop)."""
+        if self.navigation is None:
+            from .navigation import build_navigation
+
+            self.navigation = build_navigation(self)
+
+    def ordinal_of(self, token: str) -> int | None:
+        """The place of a token in the vocabulary's order (its literal table index)."""
+        v = self.vocab
+        if v is None or token not in v.tokens:
+            return None
+        tokens = v.tokens
+        return tokens.ordinal(token) if isinstance(tokens, CompactTokens) else self._key_ordinals.get(token)
+
+    def token_at_ordinal(self, o: int) -> str:
+        tokens = self.vocab.tokens
+        return tokens.key_at(o) if isinstance(tokens, CompactTokens) else self._token_list[o]
+
+    def vocab_span(self, ordinal: int) -> tuple[int, int] | None:
+        f = getattr(self.doc, "vocab_span", None)
+        return f(ordinal) if f is not None and self.lookups_ready else None
+
+    def merge_span(self, rank: int, part: int | None = None) -> tuple[int, int] | None:
+        f = getattr(self.doc, "merge_span", None)
+        return f(rank, part) if f is not None and self.lookups_ready else None
+
     def merges(self) -> list:
         """All merges as stored ("a b" strings or [a, b] pairs), read from the text."""
         doc = self.doc
@@ -116,8 +145,8 @@ class DocumentIndex:
     def token_at(self, offset: int) -> TokenRef | None:
         return self.doc.token_at(offset) if self.doc is not None else None
 
-    def tokens_in(self, start: int, end: int) -> list[TokenRef]:
-        return self.doc.tokens_in(start, end) if self.doc is not None else []
+    def tokens_in(self, start: int, end: int, limit: int | None = None) -> list[TokenRef]:
+        return self.doc.tokens_in(start, end, limit) if self.doc is not None else []
 
     def id_of(self, token: str) -> int | None:
         v = self.vocab

@@ -33,6 +33,9 @@ class Scheduler:
         self.server = server  # sends notifications and requests to the client
         # one worker: indexes are built one at a time, off the event loop
         self.indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="indexer")
+        # navigation lookups take a second or two on large files: a thread of their own, so
+        # the next edit's re-index never queues behind them
+        self.navigator = ThreadPoolExecutor(max_workers=1, thread_name_prefix="navigator")
         self._timers: dict[str, asyncio.TimerHandle] = {}
 
     # ---- entry points ------------------------------------------------------------------
@@ -144,6 +147,25 @@ class Scheduler:
             gc.freeze()
         if self.session.documents.get(uri) is doc:
             self.refresh_hints()
+        if doc.good is idx or (idx.salvaged and doc.good is None):
+            # definition, references, symbols: built last, apart from the re-index lock, so
+            # neither what comes before nor the next edit ever waits for them
+            asyncio.ensure_future(self._navigate(doc, idx, version))
+
+    async def _navigate(self, doc: DocumentState, idx: DocumentIndex, version: int) -> None:
+        if self.session.documents.get(doc.uri) is not doc or doc.version != version:
+            return  # already edited again: the next index will have them
+        try:
+            await asyncio.get_running_loop().run_in_executor(
+                self.navigator, self._prepare_navigation, idx, lambda: doc.version == version)
+        except Exception:
+            log.exception("navigation lookups of %s failed", doc.uri)
+            return
+        if idx.navigation is not None and self.session.documents.get(doc.uri) is doc and (
+                doc.good is idx or doc.good is None):
+            doc.set_navigable(idx, version)
+        elif idx.navigation is None:
+            doc.navigation_ready.set()  # nothing to navigate: nobody should wait for it
 
     def _build(self, data, queued, path: str | None, assume: bool, base=None, edits=None):
         """(index, diagnostics, text, byte edits from base's text) after applying `queued`."""
@@ -163,6 +185,13 @@ class Scheduler:
         with collector_paused():
             idx.prepare_lookups()
         hooks.release_memory()  # the parsed vocab and merges were just dropped
+
+    @staticmethod
+    def _prepare_navigation(idx: DocumentIndex, wanted=lambda: True) -> None:
+        if not wanted():  # edited while this waited its turn: the next index will have them
+            return
+        with collector_paused():
+            idx.prepare_navigation()
 
     def _build_index(self, data, path: str | None, assume: bool, base, edits) -> DocumentIndex:
         if base is not None and edits == [] and base.data is data:

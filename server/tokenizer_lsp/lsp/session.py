@@ -15,7 +15,7 @@ from pygls.uris import to_fs_path
 
 from ..core.index import DocumentIndex
 from ..core.text.edits import Change
-from ..core.text.position_map import Span
+from ..core.text.position_map import Span, applied_span
 from .settings import Settings
 from .snapshot import Snapshot
 
@@ -86,6 +86,9 @@ class DocumentState:
     indexed_version: int | None = None
     good: DocumentIndex | None = None  # the newest whole index (serves while typing)
     good_version: int | None = None
+    navigable: DocumentIndex | None = None  # the newest index with navigation lookups
+    navigable_version: int | None = None
+    navigation_ready: asyncio.Event = field(default_factory=asyncio.Event)  # set when one is built
     # every edit received after good_version: (version it made, its span; None = whole text)
     history: list[tuple[int, Span | None]] = field(default_factory=list)
     diagnostics: list = field(default_factory=list)  # rendered for indexed_version
@@ -119,10 +122,12 @@ class DocumentState:
             return self.good, self.good_version
         return None
 
-    def snapshot(self, encoding: str, settings: Settings) -> Snapshot | None:
+    def snapshot(self, encoding: str, settings: Settings, navigation: bool = False) -> Snapshot | None:
         """The serving index and the edits from its text to the current one; None when
-        there is none or a whole-text replacement since makes its positions meaningless."""
-        found = self._serving()
+        there is none or a whole-text replacement since makes its positions meaningless.
+        navigation: the newest index whose navigation lookups are built."""
+        found = self._serving() if not navigation else (
+            (self.navigable, self.navigable_version) if self.navigable is not None else None)
         if found is None:
             return None
         idx, version = found
@@ -135,6 +140,19 @@ class DocumentState:
             spans.append(span)
         return Snapshot(idx, tuple(spans), encoding, settings)
 
+    def mappable_span(self, start, end, text: str, encoding: str) -> Span | None:
+        """The span of a change in the client's current text, clamped by the LSP rules
+        against the serving index's text and the edits since; None (positions are not
+        carried through it) when that cannot be told."""
+        found = self._serving()
+        if found is None:
+            return None
+        idx, version = found
+        spans = [s for v, s in self.history if version is None or v > version]
+        if any(s is None for s in spans):
+            return None
+        return applied_span(start, end, text, encoding, spans, idx.lines)
+
     def record_edit(self, version: int, span: Span | None) -> None:
         if len(self.history) >= 10000:  # broken for ages: stop mapping until it parses again
             self.history = [(version, None)]
@@ -143,7 +161,19 @@ class DocumentState:
 
     def set_good(self, idx: DocumentIndex, version: int) -> None:
         self.good, self.good_version = idx, version
-        self.history = [(v, s) for v, s in self.history if v > version]
+        self._trim_history()
+
+    def set_navigable(self, idx: DocumentIndex, version: int) -> None:
+        self.navigable, self.navigable_version = idx, version
+        self.navigation_ready.set()
+        self._trim_history()
+
+    def _trim_history(self) -> None:
+        """Keep the edits made since the oldest index that still serves something."""
+        versions = [v for v in (self.good_version, self.navigable_version) if v is not None]
+        oldest = min(versions) if versions else None
+        if oldest is not None:
+            self.history = [(v, s) for v, s in self.history if v > oldest]
 
 
 class Session:
@@ -172,6 +202,21 @@ class Session:
             except asyncio.TimeoutError:
                 pass
             snap = doc.snapshot(self.encoding, self.settings)
+        return snap
+
+    async def navigation_snapshot(self, uri: str, timeout: float = 20.0) -> Snapshot | None:
+        """A snapshot of an index with navigation lookups; on a newly opened document, once
+        they are built (they come after the diagnostics and the hover lookups)."""
+        doc = self.documents.get(uri)
+        if doc is None:
+            return None
+        snap = doc.snapshot(self.encoding, self.settings, navigation=True)
+        if snap is None and doc.navigable is None and (doc.busy or doc.good is not None):
+            try:
+                await asyncio.wait_for(doc.navigation_ready.wait(), timeout)
+            except asyncio.TimeoutError:
+                pass
+            snap = doc.snapshot(self.encoding, self.settings, navigation=True)
         return snap
 
     async def current_diagnostics(self, uri: str, timeout: float = 20.0) -> list[dict]:

@@ -12,6 +12,8 @@ import orjson
 from .. import checks, hooks
 from ..compact_vocab import CompactTokens
 from ..model import TokenRef, Vocabulary, split_merge
+from .json_layout import element_boundary
+from .json_resolve import _string_merge_part
 from .literal_table import LiteralTable
 
 _WINDOW = 1 << 15  # items per C-level pass where other threads must get the interpreter
@@ -56,10 +58,61 @@ class JsonLookups:
                     tables["merges"] = t
                     self.merge_count = count
                     self.merge_hashes = hashes
+                    self._merges_text = self._merges_array_span(t)
         tables["added"] = self._added_content_spans()
         self.vocab.merges = None
         self.merges_span = None
         self._tables = tables
+
+    _merges_text: tuple[int, int] | None = None  # the merges array, for navigation
+
+    def _merges_array_span(self, table: LiteralTable) -> tuple[int, int] | None:
+        """[start, end) of the merges array, from its last literal (valid JSON: it parsed)."""
+        close = self.data.find(b"]", table.span(len(table) - 1)[1])
+        if close >= 0 and self.vocab.merges_as_pairs:
+            close = self.data.find(b"]", close + 1)
+        return (self.merges_start, close + 1) if close >= 0 else None
+
+    def merge_span(self, rank: int, part: int | None = None) -> tuple[int, int] | None:
+        """Source range of a merge (part None) or of one of its parts."""
+        table = (self._tables or {}).get("merges")
+        if table is None or not 0 <= rank < self.merge_count:
+            return None
+        if self.vocab.merges_as_pairs:
+            if part is None:
+                return table.span(2 * rank)[0], table.span(2 * rank + 1)[1]
+            return table.span(2 * rank + part)
+        span = table.span(rank)
+        return span if part is None else _string_merge_part(self.data, span, part)
+
+    def vocab_span(self, ordinal: int) -> tuple[int, int] | None:
+        """Source range of the key literal of the vocabulary's ordinal-th token."""
+        table = (self._tables or {}).get("vocab")
+        if table is None or len(table) != len(self.vocab.tokens) or not 0 <= ordinal < len(table):
+            return None  # duplicate keys: literal k is not key k
+        return table.span(ordinal)
+
+    def merge_columns(self) -> tuple[array, array, array]:
+        """Every merge's first part, second part and result as vocabulary ordinals (-1: not
+        in the vocabulary), read back from the text a piece at a time (costly on large
+        files: run it beside, see core.hooks)."""
+        columns = (array("i"), array("i"), array("i"))
+        if self._merges_text is None:
+            return columns
+        tokens = self.vocab.tokens
+        ordinal = dict(zip(tokens, range(len(tokens))))
+        pairs, v = self.vocab.merges_as_pairs, self.vocab
+        for merges in _merges_in_pieces(self.data, *self._merges_text, pairs):
+            split = checks.split_well_formed(merges, pairs)
+            if split is None:
+                found = [split_merge(m, pairs) or ("\0", "\0") for m in merges]
+                firsts, seconds = [a for a, _ in found], [b for _, b in found]
+            else:
+                firsts, seconds = split[0][0::2], split[0][1::2]
+            results = list(map(v.merge_result, firsts, seconds))
+            for column, values in zip(columns, (firsts, seconds, results)):
+                column.extend(map(ordinal.get, values, repeat(-1)))
+        return columns
 
     def _compact_vocab(self) -> None:
         """Swap the vocab dict for flat arrays: after the checks only single lookups remain
@@ -158,7 +211,8 @@ class JsonLookups:
                 return self._ref(role, k, *table.span(k))
         return None
 
-    def tokens_in(self, start: int, end: int) -> list[TokenRef]:
+    def tokens_in(self, start: int, end: int, limit: int | None = None) -> list[TokenRef]:
+        """The literals wholly inside [start, end), in file order (the first `limit`)."""
         if self._tables is None:
             return []
         out: list[TokenRef] = []
@@ -166,10 +220,10 @@ class JsonLookups:
             if role == "added":
                 out.extend(self._ref(role, k, s, e) for k, (s, e) in enumerate(table) if start <= s < e <= end)
                 continue
-            for k in table.within(start, end):
+            for k in table.within(start, end)[:limit]:
                 out.append(self._ref(role, k, *table.span(k)))
         out.sort(key=lambda r: r.start)
-        return out
+        return out[:limit]
 
     def _ref(self, role: str, k: int, s: int, e: int) -> TokenRef:
         token = orjson.loads(self.data[s:e])
@@ -179,6 +233,20 @@ class JsonLookups:
                 return TokenRef(s, e, "merge", token, rank, part)
             return TokenRef(s, e, "merge", token, k, None)
         return TokenRef(s, e, "vocab" if role == "vocab" else "added", token)
+
+
+def _merges_in_pieces(data: bytes, start: int, end: int, pairs: bool, size: int = 1 << 16):
+    """The merges of the array data[start:end], a list per piece of about `size` bytes."""
+    view, lo = memoryview(data), start
+    while lo < end:
+        cut = element_boundary(data, lo + size, end, pairs) if lo + size < end else None
+        hi = cut[0] if cut else end
+        text = b"".join((b"" if lo == start else b"[", view[lo:hi], b"" if hi == end else b"]"))
+        merges = orjson.loads(text)
+        yield merges if isinstance(merges, list) else []
+        if cut is None:
+            return
+        lo = cut[1]
 
 
 def _hash_merges(v: Vocabulary, merges: list, columns: list[array]) -> bool:

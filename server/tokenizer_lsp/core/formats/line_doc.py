@@ -55,13 +55,15 @@ class LineDocument:
                 return ref
         return None
 
-    def tokens_in(self, start: int, end: int) -> list[TokenRef]:
+    def tokens_in(self, start: int, end: int, limit: int | None = None) -> list[TokenRef]:
         out: list[TokenRef] = []
         first = max(0, self._line_at(start))
         last = self._line_at(max(start, end - 1))
         for i in range(first, last + 1):
             out.extend(r for r in self._refs_on_line(i) if start <= r.start and r.end <= end)
-        return out
+            if limit is not None and len(out) >= limit:
+                break
+        return out[:limit]
 
     def _refs_on_line(self, i: int) -> list[TokenRef]:
         return []  # each format lists the token literals of a line

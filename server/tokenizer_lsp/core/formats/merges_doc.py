@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 
 from .. import checks
 from ..decoding.tokens import CLIP_SUFFIX, Scheme
@@ -128,6 +129,23 @@ class MergesDocument(LineDocument):
         if part is None or sep < 0:
             return s, s + len(raw)
         return (s, s + sep) if part == 0 else (s + sep + 1, s + len(raw))
+
+    def merge_span(self, rank: int, part: int | None = None) -> tuple[int, int] | None:
+        """Source range of a merge line (part None) or of one of its two parts."""
+        if not 0 <= rank < len(self.merge_lines):
+            return None
+        return self._part_span(self.merge_lines[rank], part)
+
+    def merge_columns(self) -> tuple[array, array, array]:
+        """Parts and results of every merge as ordinals of the paired vocabulary (-1: none)."""
+        tokens = self.vocab.tokens
+        ordinal = dict(zip(tokens, range(len(tokens))))
+        columns = (array("i"), array("i"), array("i"))
+        for m in self.vocab.merges or []:
+            a, _, b = m.partition(" ")
+            for column, value in zip(columns, (a, b, self.vocab.merge_result(a, b))):
+                column.append(ordinal.get(value, -1))
+        return columns
 
     def merge_at(self, rank: int) -> tuple[str, str] | None:
         merges = self.vocab.merges or []

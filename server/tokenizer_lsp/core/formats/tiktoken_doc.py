@@ -178,6 +178,13 @@ class TiktokenDocument(LineDocument):
         out.sort(key=lambda f: f.start)
         return out
 
+    def vocab_span(self, ordinal: int) -> tuple[int, int] | None:
+        """The base64 field of the rank's line (the last line of repeated bytes)."""
+        if not 0 <= ordinal < len(self.entry_line):
+            return None
+        _, _, s, n = self.line_entry[self.entry_line[ordinal]]
+        return s, s + n
+
     def _refs_on_line(self, i: int) -> list[TokenRef]:
         entry = self.line_entry.get(i)
         if entry is None:

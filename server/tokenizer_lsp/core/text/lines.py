@@ -23,6 +23,8 @@ class LineIndex:
     def __init__(self, data: bytes) -> None:
         self.data = data
         self._has_cr = b"\r" in data
+        # a CR not followed by LF: an edit next to it may join the two into one line break
+        self.has_lone_cr = self._has_cr and data.count(b"\r") != data.count(b"\r\n")
         if self._has_cr:
             starts = array("q", [0])
             starts.extend(m.end() for m in _EOL.finditer(data))
@@ -73,7 +75,14 @@ class LineIndex:
             return self._starts[bisect_right(self._starts, offset) - 1]
         return self.data.rfind(b"\n", 0, offset) + 1
 
+    def _not_in_crlf(self, offset: int) -> int:
+        """An offset between the CR and the LF of a line break is the line's end."""
+        if self._has_cr and 0 < offset < len(self.data) and self.data[offset - 1 : offset + 1] == b"\r\n":
+            return offset - 1
+        return offset
+
     def position(self, offset: int, encoding: str = "utf-16") -> tuple[int, int]:
+        offset = self._not_in_crlf(min(max(offset, 0), len(self.data)))
         line = self.line_of(offset)
         start = self.start_of_line_at(offset)
         if offset - start > _LONG and encoding != "utf-8":
@@ -104,6 +113,9 @@ class LineIndex:
 
     def positions(self, offsets: list[int], encoding: str = "utf-16") -> list[tuple[int, int]]:
         """Positions of many offsets; cost grows with the span they cover, not per offset."""
+        n = len(self.data)
+        offsets = [self._not_in_crlf(min(max(o, 0), n)) for o in offsets] if self._has_cr else \
+            [min(max(o, 0), n) for o in offsets]
         order = sorted(range(len(offsets)), key=offsets.__getitem__)
         out: list[tuple[int, int]] = [(0, 0)] * len(offsets)
         line = -1

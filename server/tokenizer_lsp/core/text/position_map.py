@@ -94,3 +94,48 @@ def range_to_new(a: Pos, b: Pos, spans: list[Span]) -> tuple[Pos, Pos] | None:
         else:
             return None
     return a, b
+
+
+_BIG = 1 << 40
+
+
+def _back(p: Pos, spans: list[Span]) -> Pos | None:
+    """A position of the current text carried back; None inside text an edit inserted."""
+    for s in reversed(spans):
+        if p >= s.new_end:
+            p = _shift(p, s.new_end, s.old_end)
+        elif p >= s.start:
+            return None
+    return p
+
+
+def applied_span(start: Pos, end: Pos, text: str, encoding: str, spans: list[Span], lines) -> Span | None:
+    """The span of a change as LSP applies it to the current text (a character past a
+    line's end means the line's end, a line past the last one the document's end), found
+    from an older text's line index (`lines`) and the edits made since (`spans`); None
+    when that cannot be told without the text itself (the change joins or splits a CR LF
+    pair, or lands on a line an edit since inserted whole)."""
+    if end < start:
+        start, end = end, start
+    if "\r" in text or (lines.has_lone_cr and (start[1] == 0 or text.startswith("\n"))):
+        return None
+    doc_end = to_new(lines.position(len(lines.data), encoding), spans)
+    if doc_end is None:
+        return None
+
+    def clamp(p: Pos) -> Pos | None:
+        if p >= doc_end or p[0] > doc_end[0]:
+            return doc_end
+        old = _back((p[0], _BIG), spans)
+        if old is None or old[0] >= lines.line_count:
+            return None
+        old_end = lines.position(lines.line_end(old[0]), encoding)
+        now = to_new(old_end, spans)
+        if now is None or now[0] != p[0]:
+            return None
+        return (p[0], min(p[1], now[1]))
+
+    a, b = clamp(start), clamp(end)
+    if a is None or b is None:
+        return None
+    return span_of(a, b, text, encoding)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from . import (diagnostic, did_change, did_change_configuration, did_change_watched_files, did_close,
-               did_open, hover, initialize, initialized, inlay_hint)
+from . import (definition, diagnostic, did_change, did_change_configuration, did_change_watched_files,
+               did_close, did_open, document_symbol, hover, initialize, initialized, inlay_hint, references,
+               workspace_symbol)
 
 # method -> (handler, options); didOpen/didChange/didClose replace pygls' own text sync
 ROUTES = {
@@ -19,4 +20,8 @@ ROUTES = {
     types.TEXT_DOCUMENT_HOVER: (hover.handle, None),
     types.TEXT_DOCUMENT_INLAY_HINT: (inlay_hint.handle, types.InlayHintOptions(resolve_provider=False)),
     types.TEXT_DOCUMENT_DIAGNOSTIC: (diagnostic.handle, diagnostic.OPTIONS),
+    types.TEXT_DOCUMENT_DEFINITION: (definition.handle, None),
+    types.TEXT_DOCUMENT_REFERENCES: (references.handle, None),
+    types.TEXT_DOCUMENT_DOCUMENT_SYMBOL: (document_symbol.handle, None),
+    types.WORKSPACE_SYMBOL: (workspace_symbol.handle, None),
 }

@@ -5,7 +5,6 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ...core.text.edits import Change
-from ...core.text.position_map import span_of
 
 
 def handle(ls, params: types.DidChangeTextDocumentParams) -> None:
@@ -22,6 +21,6 @@ def handle(ls, params: types.DidChangeTextDocumentParams) -> None:
         else:
             start, end = (rng.start.line, rng.start.character), (rng.end.line, rng.end.character)
             doc.queued.append(Change(c.text, start, end))
-            doc.record_edit(version, span_of(start, end, c.text, encoding))
+            doc.record_edit(version, doc.mappable_span(start, end, c.text, encoding))
     doc.version = version
     ls.scheduler.schedule(doc, delay=ls.session.settings.debounce_ms / 1000)

@@ -49,8 +49,12 @@ def diagnostics_for(idx: DocumentIndex, settings: Settings, encoding: str) -> li
     out = []
     summary = _summary(kept, len(shown)) if with_summary else ""
     if summary:
-        # one character wide: some clients widen an empty range to the whole (huge) line
-        out.append(_diagnostic((0, 0), (0, 1), summary, _LEVEL[settings.level("summary")], "summary"))
+        # the first character (some clients widen an empty range to the whole, huge, line);
+        # empty when the first line is
+        first = idx.data[:4].decode("utf-8", "ignore")[:1]
+        stop = idx.lines.line_end(0)
+        end = idx.lines.position(min(len(first.encode("utf-8")), stop), encoding) if first not in ("", "\r", "\n") else (0, 0)
+        out.append(_diagnostic((0, 0), end, summary, _LEVEL[settings.level("summary")], "summary"))
     for k, (f, level) in enumerate(shown):
         out.append(_diagnostic(pos[2 * k], pos[2 * k + 1], f.message, _LEVEL[level], f.code))
     return out

@@ -35,11 +35,16 @@ def _has_space_or_control(data: bytes) -> bool:
 _INVISIBLE = ("Cc", "Cf", "Zs", "Zl", "Zp")
 
 
+# literals looked at per request: Neovim 0.11 asks for the whole document (262k hints on
+# qwen3 took 11-41 s, and the requests after it waited); VS Code asks for the visible lines
+MAX_LITERALS = 5000
+
+
 def hints_in(idx: DocumentIndex, start: int, end: int, mode: str = "all") -> list[Hint]:
     if mode == "off" or idx.vocab is None:
         return []
     out: list[Hint] = []
-    for ref in idx.tokens_in(start, end):
+    for ref in idx.tokens_in(start, end, MAX_LITERALS):
         ps = pieces(idx, ref)
         for i, p in enumerate(ps):
             d = p.decoded

@@ -7,6 +7,7 @@ from ...core.decoding.tokens import Kind
 from ...core.decoding.utf8 import Utf8Kind, describe_fragment
 from ...core.index import DocumentIndex
 from ...core.pieces import Piece
+from .merge_tree import merge_lines
 
 
 def _label(p: Piece, idx: DocumentIndex) -> str:
@@ -72,6 +73,7 @@ def hover_markdown(idx: DocumentIndex, p: Piece) -> str:
         lines.append(f"- stored as: {code_span(_stored(p.token))}")
     if p.role == "merge" and p.merge is not None:
         lines.extend(_merge_lines(idx, p))
+    lines.extend(merge_lines(idx, p))  # once the navigation lookups are built
     return "\n".join(lines)
 
 

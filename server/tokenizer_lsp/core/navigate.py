@@ -1,0 +1,95 @@
+"""Definition and references within one index, as byte spans (the LSP layer pairs files).
+
+A token occurrence is a vocab key, a merge part, a whole merge (its result), an added
+token's content or a tiktoken base64 field. A merge's rank is its place in the merges
+list; when several merges produce one token, "the" producing merge is the lowest ranked.
+"""
+
+from __future__ import annotations
+
+from .index import DocumentIndex
+
+Span = tuple[int, int]
+
+
+def vocab_entry(idx: DocumentIndex, token: str) -> Span | None:
+    """The key literal of the token's vocab entry in this index's own file."""
+    o = idx.ordinal_of(token)
+    return idx.vocab_span(o) if o is not None else None
+
+
+def added_entry(idx: DocumentIndex, token: str) -> Span | None:
+    """The content literal of the token's added_tokens entry."""
+    doc = idx.doc
+    spans = (getattr(doc, "_tables", None) or {}).get("added") or []
+    entries = getattr(doc, "added_list", [])
+    for entry, span in zip(entries, spans):
+        if entry.get("content") == token and span[1] > span[0]:
+            return span
+    return None
+
+
+def producing_merge(idx: DocumentIndex, token: str) -> tuple[int, Span] | None:
+    """(rank, whole merge span) of the lowest-ranked merge whose result is the token."""
+    nav, o = idx.navigation, idx.ordinal_of(token)
+    if nav is None or o is None:
+        return None
+    rank = nav.producer(o)
+    span = idx.merge_span(rank) if rank is not None else None
+    return (rank, span) if span is not None else None
+
+
+def references(idx: DocumentIndex, token: str, include_declaration: bool) -> list[Span]:
+    """Every occurrence of the token in this index's file, in file order: merges using it
+    (each part itself), the merges producing it, its added_tokens entry, and its vocab
+    entry when the declaration is asked for."""
+    out: list[Span] = []
+    nav, o = idx.navigation, idx.ordinal_of(token)
+    if nav is not None and o is not None:
+        for rank, part in nav.using(o):
+            span = idx.merge_span(rank, part)
+            if span is not None:
+                out.append(span)
+        for rank in nav.producers(o):
+            span = idx.merge_span(rank)
+            if span is not None:
+                out.append(span)
+    added = added_entry(idx, token)
+    if added is not None:
+        out.append(added)
+    if include_declaration:
+        decl = vocab_entry(idx, token)
+        if decl is not None:
+            out.append(decl)
+    return sorted(set(out))
+
+
+def merge_tree(idx: DocumentIndex, token: str, max_depth: int = 6, max_nodes: int = 40) -> list[tuple[int, str, int | None]]:
+    """The token split by its producing merge, recursively, down to base tokens:
+    (depth, token, rank or None for a base token) in depth-first order; a ("…") node
+    marks where the limits cut it."""
+    nav = idx.navigation
+    out: list[tuple[int, str, int | None]] = []
+    if nav is None:
+        return out
+
+    def walk(t: str, depth: int) -> None:
+        if len(out) >= max_nodes:
+            if not out or out[-1][1] != "…":
+                out.append((depth, "…", None))
+            return
+        o = idx.ordinal_of(t)
+        rank = nav.producer(o) if o is not None else None
+        out.append((depth, t, rank))
+        if rank is None:
+            return
+        if depth + 1 >= max_depth:
+            out.append((depth + 1, "…", None))
+            return
+        pair = idx.merge_at(rank)
+        if pair is not None:
+            walk(pair[0], depth + 1)
+            walk(pair[1], depth + 1)
+
+    walk(token, 0)
+    return out

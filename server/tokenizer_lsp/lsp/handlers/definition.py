@@ -1,0 +1,50 @@
+"""textDocument/definition: a merge part, an added token -> its vocab entry (here or in
+the paired vocab.json); a vocab key -> the merge that produces it."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from ...core.navigate import added_entry, producing_merge, vocab_entry
+from ...core.pieces import piece_at
+from ..paired import paired
+from .lsp_types import location
+
+
+async def handle(ls, params: types.DefinitionParams) -> list[types.Location] | None:
+    uri = params.text_document.uri
+    snap = await ls.session.navigation_snapshot(uri)
+    if snap is None:
+        return None
+    offset = snap.offset_at((params.position.line, params.position.character))
+    piece = piece_at(snap.index, offset) if offset is not None else None
+    if piece is None:
+        return None
+    idx, token = snap.index, piece.token
+    path = ls.session.documents[uri].path if uri in ls.session.documents else None
+    if piece.role == "vocab":
+        found = producing_merge(idx, token)
+        if found is not None:
+            return _one(uri, snap, found[1])
+        other = await paired(ls, snap, path)  # a vocab.json: the merges file beside it
+        if other is not None:
+            found = producing_merge(other[1].index, token)
+            return _one(other[0], other[1], found[1]) if found is not None else None
+        return None
+    if piece.role in ("merge", "added"):
+        span = vocab_entry(idx, token)
+        if span is not None:
+            return _one(uri, snap, span)
+        if piece.role == "added":  # only an added token: its own entry
+            span = added_entry(idx, token)
+            return _one(uri, snap, span) if span is not None else None
+        other = await paired(ls, snap, path)  # a merges file: the vocab.json beside it
+        if other is not None:
+            span = vocab_entry(other[1].index, token)
+            return _one(other[0], other[1], span) if span is not None else None
+    return None
+
+
+def _one(uri, snap, span) -> list[types.Location] | None:
+    loc = location(uri, snap, span)
+    return [loc] if loc is not None else None

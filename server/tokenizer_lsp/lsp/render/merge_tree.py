@@ -1,0 +1,80 @@
+"""Hover lines about merges: the merge that makes a token, how many use it, its tree."""
+
+from __future__ import annotations
+
+from ...core.decoding.display import clipped, code_span, visible_text
+from ...core.index import DocumentIndex
+from ...core.navigate import merge_tree
+from ...core.pieces import Piece
+from ...core.tiktoken_split import inferred_split, rank_lookup
+
+MAX_DEPTH, MAX_NODES = 6, 40
+
+
+def _shown(data: bytes) -> str:
+    return code_span(visible_text(clipped(data, 64)[0]) or "∅")
+
+
+def merge_lines(idx: DocumentIndex, p: Piece) -> list[str]:
+    nav, v = idx.navigation, idx.vocab
+    if nav is None or v is None:
+        return []
+    if p.role == "tiktoken":
+        return _tiktoken_lines(idx, p)
+    o = idx.ordinal_of(p.token)
+    if o is None:
+        return []
+    out = [""]
+    rank = nav.producer(o)
+    pair = idx.merge_at(rank) if rank is not None else None
+    if pair is not None:
+        a, b = (_shown(v.decode(t).data) for t in pair)
+        out.append(f"- made by merge rank {rank}: {a} + {b}")
+    elif nav.merge_count == 0:
+        return []  # no merges to tell of (WordPiece, a vocab.json without its merges file)
+    else:
+        out.append("- an added token: no merge makes it" if p.token in v.added else "- made by no merge (a base token)")
+    n = nav.uses(o)
+    out.append(f"- used by {n} merge{'s' if n != 1 else ''} as a part")
+    if pair is not None:
+        out.append("- merge tree:")
+        for depth, token, r in merge_tree(idx, p.token, MAX_DEPTH, MAX_NODES):
+            indent = "  " * (depth + 1)
+            if token == "…":
+                out.append(f"{indent}- …")
+            else:
+                tail = f" rank {r}" if r is not None else " (base)"
+                out.append(f"{indent}- {_shown(v.decode(token).data)}{tail}")
+    return out
+
+
+def _tiktoken_lines(idx: DocumentIndex, p: Piece) -> list[str]:
+    rank, data = p.token_id, p.decoded.data
+    if rank is None or len(data) < 2:
+        return []
+    lookup = rank_lookup(idx.vocab.tokens)
+    parts = inferred_split(data, rank, lookup)
+    if len(parts) != 2:
+        return ["", f"- no single merge builds it (inferred: merging with lower ranks stops at "
+                    f"{len(parts)} pieces: {' + '.join(_shown(x) for x in parts[:8])}{' …' if len(parts) > 8 else ''})"]
+    out = ["", f"- made by merge rank {rank} (inferred): {_shown(parts[0])} + {_shown(parts[1])}", "- merge tree (inferred):"]
+    nodes = 0
+
+    def walk(piece: bytes, r: int | None, depth: int) -> None:
+        nonlocal nodes
+        if nodes >= MAX_NODES or depth >= MAX_DEPTH:
+            if nodes < MAX_NODES + 1:
+                out.append(f"{'  ' * (depth + 1)}- …")
+                nodes = MAX_NODES + 1
+            return
+        nodes += 1
+        out.append(f"{'  ' * (depth + 1)}- {_shown(piece)}" + (f" rank {r}" if r is not None else ""))
+        if len(piece) < 2 or r is None:
+            return
+        sub = inferred_split(piece, r, lookup)
+        if len(sub) == 2:
+            for s in sub:
+                walk(s, lookup(s), depth + 1)
+
+    walk(data, rank, 0)
+    return out
