@@ -54,18 +54,7 @@ class Navigation:
         firsts, seconds, results = columns or (array("i"), array("i"), array("i"))
         self.merge_count = len(results)
         self._firsts, self._seconds, self._results = firsts.tobytes(), seconds.tobytes(), results.tobytes()
-        producer = array("i", [-1]) * token_count
-        for rank in range(len(results) - 1, -1, -1):  # the lowest rank wins
-            o = results[rank]
-            if o >= 0:
-                producer[o] = rank
-        uses = array("i", [0]) * token_count
-        for a, b in zip(firsts, seconds):
-            if a >= 0:
-                uses[a] += 1
-            if b >= 0 and b != a:  # a merge of a token with itself uses it once
-                uses[b] += 1
-        self._producer, self._uses = producer, uses
+        self._producer, self._uses = _producer_and_uses(token_count, firsts, seconds, results)
         self._buckets = _buckets(decoded, stored)
 
     # ---- merges ------------------------------------------------------------------------
@@ -125,6 +114,21 @@ class Navigation:
         return (exact + rest)[:limit]
 
 
+def _producer_and_uses(token_count: int, firsts: array, seconds: array, results: array) -> tuple[array, array]:
+    producer = array("i", [-1]) * token_count
+    for rank in range(len(results) - 1, -1, -1):  # the lowest rank wins
+        o = results[rank]
+        if o >= 0:
+            producer[o] = rank
+    uses = array("i", [0]) * token_count
+    for a, b in zip(firsts, seconds):
+        if a >= 0:
+            uses[a] += 1
+        if b >= 0 and b != a:  # a merge of a token with itself uses it once
+            uses[b] += 1
+    return producer, uses
+
+
 def _hits(blob: str, starts: array, query: str) -> set[int]:
     out: set[int] = set()
     i = blob.find(query)
@@ -157,7 +161,7 @@ def _buckets(decoded: list[str], stored: list[str]) -> dict[int, Bucket]:
 
 
 def _starts(parts: list[str]) -> array:
-    out, pos = array("q"), 0
+    out, pos = array("i"), 0
     for p in parts:
         out.append(pos)
         pos += len(p) + 1
@@ -166,23 +170,23 @@ def _starts(parts: list[str]) -> array:
 
 def build_navigation(idx) -> Navigation | None:
     """The navigation lookups of an index whose hover lookups are ready (None: nothing to
-    navigate). Call off the event loop; the merges are read back and the tokens decoded
-    beside it on large files."""
+    navigate). Call off the event loop. On large files everything is computed beside it
+    (core.hooks.beside) and only the compact result comes back: the lists of strings
+    it is built from would otherwise raise the server's peak memory."""
     doc, v = idx.doc, idx.vocab
     if doc is None or v is None or not idx.lookups_ready:
         return None
-    tokens = list(v.tokens)
-    work = len(tokens) + getattr(doc, "merge_count", 0)
+    work = len(v.tokens) + getattr(doc, "merge_count", 0)
     run = hooks.beside if work >= MIN_PARALLEL_WORK else hooks.InProcess
-    columns, decoded = run(_inputs, doc, v, tokens).result()
-    return Navigation(len(tokens), columns, decoded, tokens)
+    return run(_build, doc, v).result()
 
 
-def _inputs(doc, v, tokens: list[str]):
+def _build(doc, v) -> Navigation:
+    tokens = list(v.tokens)
     columns = doc.merge_columns() if hasattr(doc, "merge_columns") else None
     special, scheme, prefix, suffix = v.special, v.scheme, v.subword_prefix, v.word_suffix
     decoded = []
     for t in tokens:
         d = decode_token(t, scheme, t in special, prefix, suffix)
         decoded.append(visible_text(d.data) if d.text is None else d.text)
-    return columns, decoded
+    return Navigation(len(tokens), columns, decoded, tokens)
