@@ -9,14 +9,19 @@ from .detect import VOCAB_NAMES
 from .index import DocumentIndex, build_index, load_vocabulary
 from .model import Vocabulary
 
-def companion_vocab_path(merges_path: str) -> str | None:
-    """A vocab.json or encoder.json beside a merges file."""
-    folder = os.path.dirname(os.path.abspath(merges_path))
-    for name in VOCAB_NAMES:
+def file_beside(path: str, names: tuple[str, ...]) -> str | None:
+    """The first of these file names that exists in the folder of `path`."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for name in names:
         candidate = os.path.join(folder, name)
         if os.path.isfile(candidate):
             return candidate
     return None
+
+
+def companion_vocab_path(merges_path: str) -> str | None:
+    """A vocab.json or encoder.json beside a merges file."""
+    return file_beside(merges_path, VOCAB_NAMES)
 
 
 def load_vocab_file(path: str) -> Vocabulary | None:

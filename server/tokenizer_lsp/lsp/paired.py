@@ -12,7 +12,7 @@ import os
 from pygls.uris import from_fs_path
 
 from ..core.detect import MERGES_NAMES
-from ..core.files import companion_vocab_path, load_vocab_file
+from ..core.files import companion_vocab_path, file_beside, load_vocab_file
 from ..core.index import DocumentIndex, build_index
 from .snapshot import Snapshot
 
@@ -25,11 +25,7 @@ def paired_path(snap: Snapshot, path: str | None) -> str | None:
     if snap.index.format == "merges.txt":
         return companion_vocab_path(path)
     if snap.index.format == "vocab.json":
-        folder = os.path.dirname(os.path.abspath(path))
-        for name in MERGES_NAMES:
-            candidate = os.path.join(folder, name)
-            if os.path.isfile(candidate):
-                return candidate
+        return file_beside(path, MERGES_NAMES)
     return None
 
 

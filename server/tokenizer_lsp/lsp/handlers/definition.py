@@ -6,20 +6,16 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ...core.navigate import added_entry, producing_merge, vocab_entry
-from ...core.pieces import piece_at
 from ..paired import paired
-from .lsp_types import location
+from .lsp_types import location, navigable_piece
 
 
 async def handle(ls, params: types.DefinitionParams) -> list[types.Location] | None:
     uri = params.text_document.uri
-    snap = await ls.session.navigation_snapshot(uri)
-    if snap is None:
+    found = await navigable_piece(ls, uri, params.position)
+    if found is None:
         return None
-    offset = snap.offset_at((params.position.line, params.position.character))
-    piece = piece_at(snap.index, offset) if offset is not None else None
-    if piece is None:
-        return None
+    snap, piece = found
     idx, token = snap.index, piece.token
     path = ls.session.documents[uri].path if uri in ls.session.documents else None
     if piece.role == "vocab":

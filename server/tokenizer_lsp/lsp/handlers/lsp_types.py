@@ -17,3 +17,15 @@ def location(uri: str, snap, span: tuple[int, int]) -> types.Location | None:
     """The client's location of the index's bytes [start, end) (None: edited since)."""
     r = snap.range_of(*span)
     return types.Location(uri=uri, range=lsp_range(r)) if r is not None else None
+
+
+async def navigable_piece(ls, uri: str, pos: types.Position):
+    """(snapshot with navigation lookups, the token piece under the cursor), or None."""
+    from ...core.pieces import piece_at
+
+    snap = await ls.session.navigation_snapshot(uri)
+    if snap is None:
+        return None
+    offset = snap.offset_at((pos.line, pos.character))
+    piece = piece_at(snap.index, offset) if offset is not None else None
+    return (snap, piece) if piece is not None else None

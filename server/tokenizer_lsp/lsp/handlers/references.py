@@ -7,20 +7,16 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ...core.navigate import references
-from ...core.pieces import piece_at
 from ..paired import paired
-from .lsp_types import lsp_range
+from .lsp_types import lsp_range, navigable_piece
 
 
 async def handle(ls, params: types.ReferenceParams) -> list[types.Location] | None:
     uri = params.text_document.uri
-    snap = await ls.session.navigation_snapshot(uri)
-    if snap is None:
+    found = await navigable_piece(ls, uri, params.position)
+    if found is None:
         return None
-    offset = snap.offset_at((params.position.line, params.position.character))
-    piece = piece_at(snap.index, offset) if offset is not None else None
-    if piece is None:
-        return None
+    snap, piece = found
     decl = bool(params.context and params.context.include_declaration)
     doc = ls.session.documents.get(uri)
     out = _locations(uri, snap, references(snap.index, piece.token, decl))
