@@ -1,4 +1,4 @@
-"""Audited defects of the core (checks, formats, decoding, hover and hints): each test
+"""Edge cases of real formats (checks, formats, decoding, hover and hints): each test
 asserts the code and the exact position of a finding, or the decoded facts."""
 
 import base64
