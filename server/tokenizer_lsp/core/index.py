@@ -9,6 +9,7 @@ loop, before the index serves any request.
 from __future__ import annotations
 
 import gc
+import itertools
 from array import array
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -21,9 +22,10 @@ from .compact_vocab import CompactTokens
 from .formats.json_doc import JsonDocument, TokenRef, parse_deferring_merges
 from .formats.merges_doc import MergesDocument
 from .formats.tiktoken_doc import TiktokenDocument
-from .model import Finding, Vocabulary
+from .model import Finding, RenamedTokens, Vocabulary
 from .text.lines import LineIndex
 
+_PARSES = itertools.count()
 NOT_TOKENIZER = "not a tokenizer file (JSON without a tokenizer model or token->id vocab)"
 
 
@@ -53,6 +55,9 @@ class DocumentIndex:
         self.findings: list[Finding] = findings or []
         self.syntax_error = syntax_error
         self.not_tokenizer_reason = not_tokenizer_reason
+        # the parse it comes from: indexes derived by edited() share it, and with it their
+        # vocabulary ordinals and merge ranks (so their navigation lookups)
+        self.parse_id = next(_PARSES)
 
     @property
     def is_tokenizer(self) -> bool:
@@ -82,11 +87,15 @@ class DocumentIndex:
         if v is None or token not in v.tokens:
             return None
         tokens = v.tokens
-        return tokens.ordinal(token) if isinstance(tokens, CompactTokens) else self._key_ordinals.get(token)
+        if isinstance(tokens, CompactTokens) or (isinstance(tokens, RenamedTokens) and hasattr(tokens.base, "ordinal")):
+            return tokens.ordinal(token)
+        return self._key_ordinals.get(token)
 
     def token_at_ordinal(self, o: int) -> str:
         tokens = self.vocab.tokens
-        return tokens.key_at(o) if isinstance(tokens, CompactTokens) else self._token_list[o]
+        if isinstance(tokens, CompactTokens) or (isinstance(tokens, RenamedTokens) and hasattr(tokens.base, "key_at")):
+            return tokens.key_at(o)
+        return self._token_list[o]
 
     def vocab_span(self, ordinal: int) -> tuple[int, int] | None:
         f = getattr(self.doc, "vocab_span", None)
@@ -124,7 +133,9 @@ class DocumentIndex:
             doc, findings = step
         # its LineIndex is made when first needed (13 ms for 11 MB); one derived from this
         # one would keep this version's text alive, and a chain of them every version's
-        return DocumentIndex(new_data, self.path, self.format, doc, findings)
+        out = DocumentIndex(new_data, self.path, self.format, doc, findings)
+        out.parse_id = self.parse_id
+        return out
 
     # ---- lookups ---------------------------------------------------------------------
 

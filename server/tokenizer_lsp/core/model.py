@@ -46,21 +46,39 @@ class RenamedTokens(Mapping):
     Iteration order matches the copy-and-rename it stands for: renamed keys come last.
     """
 
-    __slots__ = ("base", "renamed", "removed")
+    __slots__ = ("base", "renamed", "removed", "origin")
 
     def __init__(self, base: dict[str, int], renamed: dict[str, int] | None = None,
-                 removed: frozenset[str] = frozenset()) -> None:
+                 removed: frozenset[str] = frozenset(), origin: dict[str, str] | None = None) -> None:
         self.base, self.renamed, self.removed = base, renamed or {}, removed
+        self.origin = origin or {}  # renamed key -> the base key it stands for
 
     def rename(self, old: str, new: str) -> RenamedTokens:
         """A new mapping with `old` renamed to `new` (not already a key)."""
-        renamed = dict(self.renamed)
+        renamed, origin = dict(self.renamed), dict(self.origin)
         if old in renamed:
             value, removed = renamed.pop(old), self.removed
+            origin[new] = origin.pop(old)
         else:
             value, removed = self.base[old], self.removed | {old}
+            origin[new] = old
         renamed[new] = value
-        return RenamedTokens(self.base, renamed, removed)
+        return RenamedTokens(self.base, renamed, removed, origin)
+
+    def ordinal(self, key: str) -> int | None:
+        """The place of a key in the source order (a renamed key keeps its entry's place)."""
+        if key in self.renamed:
+            key = self.origin[key]
+        elif key in self.removed:
+            return None
+        find = getattr(self.base, "ordinal", None)
+        return find(key) if find is not None else None
+
+    def key_at(self, o: int) -> str:
+        key = self.base.key_at(o)
+        if key in self.removed:
+            return next(new for new, old in self.origin.items() if old == key)
+        return key
 
     def __getitem__(self, key: str) -> int:
         if key in self.renamed:

@@ -148,24 +148,46 @@ class Scheduler:
         if self.session.documents.get(uri) is doc:
             self.refresh_hints()
         if doc.good is idx or (idx.salvaged and doc.good is None):
-            # definition, references, symbols: built last, apart from the re-index lock, so
-            # neither what comes before nor the next edit ever waits for them
-            asyncio.ensure_future(self._navigate(doc, idx, version))
+            self._want_navigation(doc, idx, version)
 
-    async def _navigate(self, doc: DocumentState, idx: DocumentIndex, version: int) -> None:
-        if self.session.documents.get(doc.uri) is not doc or doc.version != version:
-            return  # already edited again: the next index will have them
-        try:
-            await asyncio.get_running_loop().run_in_executor(
-                self.navigator, self._prepare_navigation, idx, lambda: doc.version == version)
-        except Exception:
-            log.exception("navigation lookups of %s failed", doc.uri)
-            return
-        if idx.navigation is not None and self.session.documents.get(doc.uri) is doc and (
-                doc.good is idx or doc.good is None):
+    # ---- navigation lookups --------------------------------------------------------------
+    # Built last, apart from the re-index lock, one document at a time, for the newest
+    # index only (a queue of them would keep every typed version's text alive), and not
+    # again for what a typed character derived from the same parse: ordinals and ranks
+    # carry over, positions come from each index's own tables.
+
+    def _want_navigation(self, doc: DocumentState, idx: DocumentIndex, version: int) -> None:
+        nav = doc.navigable
+        if nav is not None and nav.parse_id == idx.parse_id and nav.navigation is not None:
+            idx.navigation = nav.navigation
             doc.set_navigable(idx, version)
-        elif idx.navigation is None:
-            doc.navigation_ready.set()  # nothing to navigate: nobody should wait for it
+            return
+        doc.navigation_target = (idx, version)
+        if not doc.navigating:
+            doc.navigating = True
+            asyncio.ensure_future(self._navigate(doc))
+
+    async def _navigate(self, doc: DocumentState) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while doc.navigation_target is not None and self.session.documents.get(doc.uri) is doc:
+                idx, version = doc.navigation_target
+                doc.navigation_target = None
+                try:
+                    await loop.run_in_executor(self.navigator, self._prepare_navigation, idx)
+                except Exception:
+                    log.exception("navigation lookups of %s failed", doc.uri)
+                    continue
+                if idx.navigation is None:
+                    doc.navigation_ready.set()  # nothing to navigate: nobody should wait for it
+                    continue
+                serving = doc.good if doc.good is not None else doc.index
+                if serving is not None and serving.parse_id == idx.parse_id:
+                    serving.navigation = idx.navigation  # typed since: still the same parse
+                    doc.set_navigable(serving, doc.good_version if doc.good is serving else doc.indexed_version)
+                del idx
+        finally:
+            doc.navigating = False
 
     def _build(self, data, queued, path: str | None, assume: bool, base=None, edits=None):
         """(index, diagnostics, text, byte edits from base's text) after applying `queued`."""
@@ -187,11 +209,10 @@ class Scheduler:
         hooks.release_memory()  # the parsed vocab and merges were just dropped
 
     @staticmethod
-    def _prepare_navigation(idx: DocumentIndex, wanted=lambda: True) -> None:
-        if not wanted():  # edited while this waited its turn: the next index will have them
-            return
+    def _prepare_navigation(idx: DocumentIndex) -> None:
         with collector_paused():
             idx.prepare_navigation()
+            idx.token_of_id(0)  # its id table too (`#123` symbols), built on first use
 
     def _build_index(self, data, path: str | None, assume: bool, base, edits) -> DocumentIndex:
         if base is not None and edits == [] and base.data is data:

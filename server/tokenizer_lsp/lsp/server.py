@@ -22,6 +22,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .. import __version__
 from .handlers import ROUTES
+from .handlers.lsp_types import JsonResult
 from .scheduler import Scheduler
 from .session import Session
 
@@ -79,6 +80,15 @@ class TokenizerProtocol(LanguageServerProtocol):
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+    def _send_response(self, msg_id, result=None, error=None):
+        # a large answer already in JSON form (tens of thousands of references) skips the
+        # lsprotocol objects and cattrs: they cost more than finding the answer
+        if error is None and isinstance(result, JsonResult):
+            self._result_types.pop(msg_id, None)
+            self.notify_json_message({"jsonrpc": "2.0", "id": msg_id, "result": result.data})
+            return
+        super()._send_response(msg_id, result, error)
 
     def notify_json(self, method: str, params: dict) -> None:
         """A notification whose params are already plain JSON data (no cattrs pass)."""

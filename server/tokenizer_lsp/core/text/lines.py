@@ -122,13 +122,19 @@ class LineIndex:
         line_start = next_start = 0
         col_base_off = 0
         col_base = 0
+        data, prev = self.data, 0
         for i in order:
             off = offsets[i]
             if line < 0 or off >= next_start:
-                line = self.line_of(off)
-                line_start = self.start_of_line_at(off)
+                if line < 0 or self._starts is not None:
+                    line = self.line_of(off)
+                    line_start = self.start_of_line_at(off)
+                else:  # count the line breaks since the previous offset: one pass in all
+                    line += data.count(b"\n", prev, off)
+                    line_start = data.rfind(b"\n", prev, off) + 1
                 next_start = self._next_start_after(off)
                 col_base_off, col_base = line_start, 0
+            prev = off
             if off < col_base_off:
                 col_base_off, col_base = line_start, 0
             if off - col_base_off > _LONG and encoding != "utf-8":

@@ -5,6 +5,15 @@ from __future__ import annotations
 from lsprotocol import types
 
 
+class JsonResult:
+    """A request's answer already in plain JSON form, written as it is (see server.py)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data) -> None:
+        self.data = data
+
+
 def lsp_position(p: tuple[int, int]) -> types.Position:
     return types.Position(line=p[0], character=p[1])
 
