@@ -4,6 +4,7 @@
     python bench/bench.py --quick         # small file, one round (CI keeps it working)
     python bench/bench.py --files qwen3/tokenizer.json --rounds 5
     python bench/bench.py --soak-only     # just the typing soak (RSS growth per 1000 edits)
+    python bench/bench.py --navigation-only   # just definition/references/workspace symbols (qwen3, gemma3)
 
 Measures, interleaved per round (server open, then from_file, on the same file):
 open-to-diagnostics through a real LSP client over stdio vs tokenizers.Tokenizer.from_file;
@@ -12,6 +13,15 @@ ranges of one-line files); a one-character edit inside a token to refreshed diag
 hover latency during that re-index, then a line break outside any token (a full re-parse);
 peak RSS of the server / file size (before and after that re-parse); and 2x/4x files built
 from real ones. Prints a table and writes JSON (bench/results/latest.json).
+
+Navigation (--nav-files, qwen3 and gemma3; --quick: the example file), a fresh server per
+file: open to navigation ready (a definition polled until it answers); definition p50/p99
+from random merge parts (-> vocab key) and random vocab keys (-> producing merge), each
+answer checked; references with the declaration for rare tokens (parts of 1-3 merges), `Ġ`,
+`▁` and the most used merge part, the locations counted against json.loads; then all the
+files open in one server for workspace/symbol queries (an id, CJK, ASCII, stored forms).
+Latency there is request written -> response body read; with the pygls client's own work
+(parsing tens of thousands of locations, lsprotocol objects) in brackets.
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import bisect
+import gc
 import json
 import os
 import random
@@ -55,6 +66,10 @@ class Utf8ClientProtocol(LanguageServerProtocol):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.arrived: dict[tuple[str, int], float] = {}
+        self.sent_at: dict[str, float] = {}  # request id -> when its bytes went out
+        self.read_at: dict[str, float] = {}  # response id -> when its body had been read
+        self.last_request_id: str | None = None
+        self._first_hook: float | None = None
 
     def _send_data(self, data):
         if not data:
@@ -63,14 +78,28 @@ class Utf8ClientProtocol(LanguageServerProtocol):
         # the clock starts when the bytes go out: serializing is the client's own cost
         self.last_write = time.perf_counter()
         self.writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        if getattr(data, "method", None) is not None and getattr(data, "id", None) is not None:
+            self.sent_at[data.id] = self.last_write
+            self.last_request_id = data.id
 
     def structure_message(self, data):
+        # json.loads calls this for every object of a message, the message itself last.
+        # The first call comes right after the body has been read: when a response was
+        # there (parsing tens of thousands of locations through this hook, then turning
+        # them into lsprotocol objects, is the client's own cost)
+        if self._first_hook is None:
+            self._first_hook = time.perf_counter()
+        if "jsonrpc" not in data:
+            return data  # as the base class does with a nested object
+        first, self._first_hook = self._first_hook, None
         # the clock stops when diagnostics have arrived and parsed as JSON; turning them
         # into lsprotocol objects next (30+ ms for 1.4k diagnostics) is the client's own
         # cost, as serializing didOpen is
-        if data.get("method") == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS and "jsonrpc" in data:
+        if data.get("method") == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
             params = data.get("params") or {}
             self.arrived[(params.get("uri"), params.get("version"))] = time.perf_counter()
+        elif "id" in data and "method" not in data:
+            self.read_at[data["id"]] = first
         return super().structure_message(data)
 
 
@@ -347,6 +376,312 @@ async def edit_with_hovers(s: Session, uri: str, version: int, at: types.Positio
     return await fut - t0, during
 
 
+# ---- navigation: definition, references, workspace/symbol ------------------------------
+
+NAV_FILES = ["qwen3/tokenizer.json", "gemma3/tokenizer.json"]
+NAV_DEFINITIONS = 200  # per direction: merge part -> vocab key, vocab key -> producing merge
+NAV_REFERENCES = 50  # per token (the rare ones: a different token each time)
+NAV_SYMBOLS = 50  # per workspace/symbol query
+QUICK_NAV = (50, 10, 10)
+NAV_QUERIES = ["#35946", "我", "the", "Ġthe", "▁the"]  # id, CJK, ASCII, stored forms
+NAV_COMMON = ["Ġ", "▁"]  # space markers (byte-level, SentencePiece); the most used part is measured too
+RARE_USES = (1, 3)  # a rare token: a part of 1 to 3 merges
+NAV_BUDGET_S = 30.0  # per references row, after 10 requests (▁ in gemma3: 40k locations,
+# 0.6 s in the server and 1 s more in the pygls client each)
+NAV_TARGET_MS = {"definition": 10.0, "references": 50.0, "workspace_symbol": 100.0}  # p99
+STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def unescape(raw: str) -> str:
+    return json.loads(f'"{raw}"') if "\\" in raw else raw
+
+
+class NavFile:
+    """Where a tokenizer.json's vocab keys and merge parts are, and what the server should
+    answer for them (from json.loads of the same text)."""
+
+    def __init__(self, path: Path) -> None:
+        from array import array
+        from collections import Counter
+
+        self.path, self.uri = path, path.as_uri()
+        self.text = text = path.read_text(encoding="utf-8")
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        obj = json.loads(text)
+        model = obj.get("model") if isinstance(obj, dict) else None
+        vocab = model.get("vocab") if isinstance(model, dict) else None
+        merges = model.get("merges") if isinstance(model, dict) else None
+        if not isinstance(vocab, dict) or not isinstance(merges, list) or not merges:
+            raise ValueError(f"{path}: navigation rows need a tokenizer.json with model.vocab and model.merges")
+        pairs = isinstance(merges[0], list)
+        self.merges = [tuple(m) if pairs else tuple(m.split(" ", 1)) for m in merges]
+        model_at = re.search(r'"model":\s*\{', text).end()
+        vocab_at = re.compile(r'"vocab":\s*\{').search(text, model_at).end()
+        merges_at = re.compile(r'"merges":\s*\[').search(text, model_at).end()
+        self.key_at: dict[str, int] = {}  # token -> offset of its vocab key's first character
+        for m in VOCAB_ENTRY.finditer(text, vocab_at, merges_at if merges_at > vocab_at else len(text)):
+            token = unescape(m.group(1))
+            if vocab.get(token) == int(m.group(2)):
+                self.key_at.setdefault(token, m.start(1))
+        self.part_at = array("q")  # offsets of the first character of each part, 2 per rank
+        literals = STRING.finditer(text, merges_at)
+        for _ in self.merges:
+            m = next(literals)
+            if pairs:
+                self.part_at.extend((m.start(1), next(literals).start(1)))
+            else:  # "a b": the second part after the first space
+                self.part_at.extend((m.start(1), m.start(1) + m.group(1).index(" ") + 1))
+        self.uses: Counter = Counter()  # merges using the token as a part (as the server counts)
+        self.occurrences: Counter = Counter()  # ... each part on its own
+        self.producers: Counter = Counter()
+        self.producer: dict[str, int] = {}  # the lowest-ranked merge making the token
+        for rank, (a, b) in enumerate(self.merges):
+            self.uses[a] += 1
+            self.uses[b] += b != a
+            self.occurrences[a] += 1
+            self.occurrences[b] += 1
+            self.producers[a + b] += 1
+            self.producer.setdefault(a + b, rank)
+        self.added = {t.get("content") for t in obj.get("added_tokens") or [] if isinstance(t, dict)}
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.line_starts, offset) - 1
+        return line, utf16_len(self.text[self.line_starts[line]:offset])
+
+    def expected_references(self, token: str) -> int:
+        """What references with the declaration should find: every merge part, every
+        producing merge, the added_tokens entry, the vocab entry."""
+        return self.occurrences[token] + self.producers[token] + (token in self.added) + (token in self.key_at)
+
+
+async def rpc(s: Session, request) -> tuple[float, float, object]:
+    """(request written -> response body read, the same with the pygls client's work:
+    serializing, parsing, lsprotocol objects; the result) of one request coroutine."""
+    t0 = time.perf_counter()
+    result = await request
+    total = time.perf_counter() - t0
+    p = s.client.protocol
+    rid = p.last_request_id
+    return p.read_at.pop(rid, time.perf_counter()) - p.sent_at.pop(rid, t0), total, result
+
+
+def lat_stats(read: list[float], total: list[float]) -> dict:
+    return {"n": len(read), "p50_ms": pct(read, 50) * 1e3, "p99_ms": pct(read, 99) * 1e3,
+            "max_ms": max(read, default=float("nan")) * 1e3, "first_ms": read[0] * 1e3 if read else float("nan"),
+            "with_client_p50_ms": pct(total, 50) * 1e3, "with_client_p99_ms": pct(total, 99) * 1e3}
+
+
+def contains(loc, at: tuple[int, int]) -> bool:
+    r = loc.range
+    return (r.start.line, r.start.character) <= at <= (r.end.line, r.end.character)
+
+
+async def open_document(s: Session, nf: NavFile) -> float:
+    """Open the file; seconds to its diagnostics (s.opened_at: when didOpen went out)."""
+    s.client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=nf.uri, language_id="json", version=1, text=nf.text)))
+    s.opened_at = s.client.protocol.last_write
+    return await asyncio.wait_for(s.wait_for(nf.uri, 1), 300) - s.opened_at
+
+
+async def navigation_ready(s: Session, nf: NavFile, offset: int) -> float:
+    """When a definition at `offset` (a merge part) first answers: the navigation lookups
+    are built (a request before that waits for them in the server, up to 20 s)."""
+    line, col = nf.position(offset)
+    params = types.DefinitionParams(types.TextDocumentIdentifier(nf.uri), types.Position(line, col))
+    for _ in range(3000):
+        if await s.client.text_document_definition_async(params):
+            return time.perf_counter()
+        await asyncio.sleep(0.02)
+    raise TimeoutError(f"{nf.path}: no definition answered")
+
+
+async def measure_navigation_file(nf: NavFile, n_def: int, n_ref: int, rng: random.Random) -> dict:
+    """A fresh server: open -> navigation ready, definitions both ways, references."""
+    doc = types.TextDocumentIdentifier(nf.uri)
+    here = lambda offset: types.Position(*nf.position(offset))
+    ranks = len(nf.merges)
+    parts = [divmod(k, 2) for k in rng.sample(range(2 * ranks), min(n_def, 2 * ranks))]
+    keys = rng.sample(sorted(nf.key_at), min(n_def, len(nf.key_at)))
+    rare_pool = sorted(t for t in nf.key_at if RARE_USES[0] <= nf.uses[t] <= RARE_USES[1])
+    rare = rng.sample(rare_pool, min(n_ref, len(rare_pool)))
+    common = [t for t in NAV_COMMON if t in nf.key_at]
+    most = max(nf.key_at, key=lambda t: nf.uses[t])
+    if most not in common:
+        common.append(most)
+    res: dict = {"file": str(nf.path), "bytes": len(nf.text.encode("utf-8")), "merges": ranks, "vocab": len(nf.key_at),
+                 "most_used_token": most, "most_used_token_uses": nf.uses[most]}
+    s = Session()
+    await s.start()
+    try:
+        res["open_to_diagnostics_s"] = await open_document(s, nf)
+        # the hover lookups come next (a hover answers), then the navigation lookups
+        at = types.HoverParams(doc, here(nf.key_at[keys[0]]))
+        for _ in range(3000):
+            if await s.client.text_document_hover_async(at):
+                break
+            await asyncio.sleep(0.02)
+        res["open_to_hover_ready_s"] = time.perf_counter() - s.opened_at
+        rank, part = parts[0]
+        res["open_to_navigation_ready_s"] = await navigation_ready(s, nf, nf.part_at[2 * rank + part]) - s.opened_at
+        res["peak_rss_at_ready_bytes"] = peak_rss(s.pid)
+        res["rss_at_ready_bytes"] = current_rss(s.pid)
+        # definition: a merge part -> its vocab key
+        read, total, answered, correct = [], [], 0, 0
+        for rank, part in parts:
+            token = nf.merges[rank][part]
+            dr, dt, locs = await rpc(s, s.client.text_document_definition_async(
+                types.DefinitionParams(doc, here(nf.part_at[2 * rank + part]))))
+            read.append(dr)
+            total.append(dt)
+            answered += bool(locs)
+            want = nf.key_at.get(token)
+            correct += bool(locs) and want is not None and contains(locs[0], nf.position(want))
+        res["definition_merge_part"] = {**lat_stats(read, total), "answered": answered, "correct": correct}
+        # definition: a vocab key -> the merge producing it (none for base tokens)
+        read, total, answered, correct, expected = [], [], 0, 0, 0
+        for token in keys:
+            dr, dt, locs = await rpc(s, s.client.text_document_definition_async(
+                types.DefinitionParams(doc, here(nf.key_at[token]))))
+            read.append(dr)
+            total.append(dt)
+            answered += bool(locs)
+            rank = nf.producer.get(token)
+            expected += rank is not None
+            correct += bool(locs) and rank is not None and contains(locs[0], nf.position(nf.part_at[2 * rank]))
+        res["definition_vocab_key"] = {**lat_stats(read, total), "answered": answered, "correct": correct,
+                                       "with_producing_merge": expected}
+        # references (with the declaration): rare tokens, then the most used ones
+        refs: dict = {}
+
+        async def references(tokens: list[str]) -> dict:
+            read, total, found, want = [], [], [], []
+            started = time.perf_counter()
+            for token in tokens:
+                if len(read) >= 10 and time.perf_counter() - started > NAV_BUDGET_S:
+                    break
+                dr, dt, locs = await rpc(s, s.client.text_document_references_async(types.ReferenceParams(
+                    text_document=doc, position=here(nf.key_at[token]),
+                    context=types.ReferenceContext(include_declaration=True))))
+                read.append(dr)
+                total.append(dt)
+                found.append(len(locs or []))
+                want.append(nf.expected_references(token))
+            return {**lat_stats(read, total), "locations_median": statistics.median(found),
+                    "locations_expected_median": statistics.median(want),
+                    "as_expected": sum(f == w for f, w in zip(found, want))}
+
+        if rare:
+            refs["rare"] = {**await references(rare), "uses": list(RARE_USES), "tokens": len(rare)}
+        for token in common:
+            refs[token] = {**await references([token] * n_ref), "uses": nf.uses[token]}
+        res["references"] = refs
+        res["peak_rss_bytes"] = peak_rss(s.pid)
+    finally:
+        await s.stop()
+    return res
+
+
+async def measure_workspace_symbols(files: list[NavFile], n: int) -> dict:
+    """One server with every file open: workspace/symbol queries over all of them."""
+    s = Session()
+    await s.start()
+    res: dict = {"files": [str(nf.path) for nf in files], "queries": {}}
+    try:
+        t0 = None
+        for nf in files:
+            await open_document(s, nf)
+            t0 = t0 or s.opened_at
+        for nf in files:  # each file's navigation lookups (a query waits 5 s at most per file)
+            await navigation_ready(s, nf, nf.part_at[0])
+        res["first_open_to_all_ready_s"] = time.perf_counter() - t0
+        for query in NAV_QUERIES:
+            read, total, counts, per_file = [], [], [], {}
+            for _ in range(n):
+                dr, dt, found = await rpc(s, s.client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query)))
+                read.append(dr)
+                total.append(dt)
+                counts.append(len(found or []))
+            for sym in found or []:
+                name = Path(sym.location.uri).parent.name
+                per_file[name] = per_file.get(name, 0) + 1
+            res["queries"][query] = {**lat_stats(read, total), "results": statistics.median(counts), "results_per_file": per_file}
+        res["peak_rss_bytes"] = peak_rss(s.pid)
+    finally:
+        await s.stop()
+    return res
+
+
+async def measure_navigation(paths: list[Path], n_def: int, n_ref: int, n_sym: int, rng: random.Random) -> dict:
+    files = []
+    for path in paths:
+        t0 = time.perf_counter()
+        files.append(NavFile(path))
+        print(f"  navigation targets of {path.parent.name}/{path.name} read in {time.perf_counter() - t0:.1f} s", flush=True)
+    # millions of long-lived objects (gemma3's merges): out of the client's garbage
+    # collections, whose pauses (100+ ms) would otherwise land in the latencies
+    gc.collect()
+    gc.freeze()
+    try:
+        out: dict = {"files": [], "target_p99_ms": NAV_TARGET_MS}
+        for nf in files:
+            out["files"].append(await measure_navigation_file(nf, n_def, n_ref, rng))
+            print(navigation_report({"files": [out["files"][-1]]}), flush=True)
+        out["workspace_symbol"] = await measure_workspace_symbols(files, n_sym)
+    finally:
+        gc.unfreeze()
+    return out
+
+
+NAV_LEGEND = ("navigation: p50/p99 from the request written to the response read (of n requests: with 50, p99 is "
+              "the slowest); in brackets with the pygls client's own work (parsing, lsprotocol objects)")
+
+
+def navigation_report(nav: dict) -> str:
+    """The navigation rows: request written -> response read (p50/p99); in brackets the
+    same with the pygls client's own work (parsing, lsprotocol objects)."""
+    def met(kind: str, p99: float) -> str:
+        return "met" if p99 < NAV_TARGET_MS[kind] else "NOT met"
+
+    def lat(r: dict) -> str:
+        return f"{r['p50_ms']:.1f}/{r['p99_ms']:.1f}"
+
+    def client(r: dict) -> str:
+        return f"({r['with_client_p50_ms']:.1f}/{r['with_client_p99_ms']:.1f})"
+
+    cells = [["file", "request", "n", "p50/p99 ms", "(with client)", "answer", "target p99"]]
+    for f in nav.get("files", []):
+        name = f"{Path(f['file']).parent.name}/{Path(f['file']).name}"
+        cells.append([name, "open → navigation ready", "1", f"{f['open_to_navigation_ready_s'] * 1e3:.0f}", "",
+                      (f"diagnostics after {f['open_to_diagnostics_s'] * 1e3:.0f} ms, hovers {f['open_to_hover_ready_s'] * 1e3:.0f} ms; "
+                       f"peak RSS {f['peak_rss_at_ready_bytes'] / 2**20:.0f} MB, {f['peak_rss_bytes'] / 2**20:.0f} after the requests"), ""])
+        d = f["definition_merge_part"]
+        cells.append([name, "definition merge part → vocab", str(d["n"]), lat(d), client(d),
+                      f"{d['correct']}/{d['n']} right", f"< {NAV_TARGET_MS['definition']:.0f}: {met('definition', d['p99_ms'])}"])
+        d = f["definition_vocab_key"]
+        cells.append([name, "definition vocab → merge", str(d["n"]), lat(d), client(d),
+                      f"{d['correct']}/{d['with_producing_merge']} right ({d['answered']} answered)",
+                      f"< {NAV_TARGET_MS['definition']:.0f}: {met('definition', d['p99_ms'])}"])
+        for token, r in f["references"].items():
+            what = f"references rare ({r['uses'][0]}-{r['uses'][1]} merges)" if token == "rare" else \
+                f"references {token} ({r['uses']} merges)"
+            cells.append([name, what, str(r["n"]), lat(r), client(r),
+                          f"{r['locations_median']:.0f} locations ({r['as_expected']}/{r['n']} as expected)",
+                          f"< {NAV_TARGET_MS['references']:.0f}: {met('references', r['p99_ms'])}"])
+    ws = nav.get("workspace_symbol")
+    if ws:
+        name = " + ".join(Path(f).parent.name for f in ws["files"])
+        for query, r in ws["queries"].items():
+            per = ", ".join(f"{k} {v}" for k, v in r["results_per_file"].items())
+            cells.append([name, f"workspace/symbol {query!r}", str(r["n"]), lat(r), client(r),
+                          f"{r['results']:.0f} results" + (f" ({per})" if per else "") + f"; first {r['first_ms']:.1f} ms",
+                          f"< {NAV_TARGET_MS['workspace_symbol']:.0f}: {met('workspace_symbol', r['p99_ms'])}"])
+        cells.append([name, "all open → all navigation ready", "1", f"{ws['first_open_to_all_ready_s'] * 1e3:.0f}", "",
+                      f"peak RSS {ws['peak_rss_bytes'] / 2**20:.0f} MB", ""])
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
+
+
 def slope(points: list[tuple[float, float]]) -> float:
     """Least-squares slope of y over x."""
     n = len(points)
@@ -538,10 +873,10 @@ async def main_async(args) -> int:
         soak_file, (soak_edits, soak_warmup, soak_every) = ROOT / "examples" / "tokenizer.json", QUICK_SOAK
     else:
         soak_file, soak_edits, soak_warmup, soak_every = CORPUS / args.soak_file, args.soak_edits, SOAK_WARMUP, SOAK_EVERY
-    if not soak_file.is_file():
+    if not soak_file.is_file() and not args.navigation_only:
         print(f"soak file missing: {soak_file} (set TOKENIZER_CORPUS)", file=sys.stderr)
         return 2
-    if args.soak_only:
+    if args.soak_only or args.navigation_only:
         files = []
     elif args.quick:
         files = [ROOT / "examples" / "tokenizer.json"]
@@ -557,7 +892,15 @@ async def main_async(args) -> int:
         row = await measure_file(f, args.rounds, args.hovers, rng)
         rows.append(row)
         print(table([row]).split("\n")[1], flush=True)
-    if args.scale and not args.quick and not args.soak_only:
+    if args.quick:
+        nav_files = [ROOT / "examples" / "tokenizer.json"] if args.nav_files else []
+    else:
+        nav_files = [CORPUS / f for f in args.nav_files]
+    missing = [str(f) for f in nav_files if not f.is_file()]
+    if missing and not args.soak_only:
+        print(f"corpus files missing: {', '.join(missing)} (set TOKENIZER_CORPUS)", file=sys.stderr)
+        return 2
+    if args.scale and not args.quick and not args.soak_only and not args.navigation_only:
         base = CORPUS / args.scale
         with tempfile.TemporaryDirectory() as tmp:
             for factor in (2, 4):
@@ -570,6 +913,19 @@ async def main_async(args) -> int:
             for r in rows:
                 if r["scale"] != "1x":
                     r["time_growth_vs_1x"] = r["open_to_diagnostics_s"] / one["open_to_diagnostics_s"]
+    nav = None
+    if nav_files and not args.soak_only:
+        n_def, n_ref, n_sym = QUICK_NAV if args.quick else (args.nav_definitions, args.nav_references, args.nav_symbols)
+        nav = await measure_navigation(nav_files, n_def, n_ref, n_sym, random.Random(5678))
+    if args.navigation_only:
+        print()
+        print(NAV_LEGEND)
+        print(navigation_report(nav or {}))
+        out = Path(args.out or ROOT / "bench" / "results" / "navigation.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"machine_cores": os.cpu_count(), "navigation": nav}, indent=2, ensure_ascii=False))
+        print(f"\nwrote {out}")
+        return 0
     soak = await typing_soak(soak_file, soak_edits, soak_warmup, soak_every, random.Random(4321))
     if rows:
         print()
@@ -577,11 +933,18 @@ async def main_async(args) -> int:
         for r in rows:
             if "time_growth_vs_1x" in r:
                 print(f"{r['scale']}: open→diagnostics grows {r['time_growth_vs_1x']:.2f}x for {r['scale']} the size")
+    if nav:
+        print()
+        print(NAV_LEGEND)
+        print(navigation_report(nav))
     print()
     print(soak_report(soak))
     out = Path(args.out or ROOT / "bench" / "results" / ("soak.json" if args.soak_only else "latest.json"))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"machine_cores": os.cpu_count(), "rows": rows, "typing_soak": soak}, indent=2))
+    results = {"machine_cores": os.cpu_count(), "rows": rows, "typing_soak": soak}
+    if nav:
+        results["navigation"] = nav
+    out.write_text(json.dumps(results, indent=2))
     print(f"\nwrote {out}")
     return 0
 
@@ -596,9 +959,19 @@ def main() -> int:
     p.add_argument("--soak-only", action="store_true", help="run only the typing soak (with --quick: the short one)")
     p.add_argument("--soak-file", default=SOAK_FILE, help="corpus file for the typing soak")
     p.add_argument("--soak-edits", type=int, default=SOAK_EDITS, help="one-character edits in the soak (at least 2000)")
-    p.add_argument("--out", default=None, help="JSON results (default bench/results/latest.json; soak.json with --soak-only)")
+    p.add_argument("--navigation-only", action="store_true",
+                   help="run only the navigation rows (with --quick: on the small example file)")
+    p.add_argument("--nav-files", nargs="*", default=NAV_FILES,
+                   help="corpus files for the navigation rows, all open together for workspace/symbol (none: skip them)")
+    p.add_argument("--nav-definitions", type=int, default=NAV_DEFINITIONS, help="definitions per direction")
+    p.add_argument("--nav-references", type=int, default=NAV_REFERENCES, help="references per token kind")
+    p.add_argument("--nav-symbols", type=int, default=NAV_SYMBOLS, help="workspace/symbol requests per query")
+    p.add_argument("--out", default=None, help="JSON results (default bench/results/latest.json; soak.json with --soak-only, "
+                   "navigation.json with --navigation-only)")
     p.add_argument("--log", action="store_true", help="print the server's log")
     args = p.parse_args()
+    if args.soak_only and args.navigation_only:
+        p.error("--soak-only and --navigation-only: one or the other")
     if args.soak_edits < SOAK_WARMUP + SOAK_EVERY:
         p.error(f"--soak-edits: at least {SOAK_WARMUP + SOAK_EVERY} (a warm-up and two RSS samples)")
     global LOG

@@ -44,7 +44,8 @@ require_tokenizer_lsp vscode-e2e
 
 if [[ "${E2E_SKIP_SETUP:-0}" != 1 ]]; then
   # ---- 1. Debian packages ---------------------------------------------------------------------
-  APT_PACKAGES=(chromium build-essential pkg-config libkrb5-dev ripgrep)
+  # fonts-wqy-microhei: a CJK font, so that the screenshots show 我 rather than empty boxes
+  APT_PACKAGES=(chromium build-essential pkg-config libkrb5-dev ripgrep fonts-wqy-microhei)
   missing=()
   for p in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -8,7 +8,9 @@
 ;;   emacs -Q --batch -l eglot-e2e.el -f tokenizer-e2e-batch
 ;;       connect through the config's major mode + `eglot-ensure', hover through eldoc,
 ;;       diagnostics through Flymake, inlay hints by request and painted by eglot's own
-;;       painter, and a hover on a merges file.  Prints one line per check.
+;;       painter, a hover on a merges file, and M-. (xref-find-definitions) on a merge
+;;       part landing on its key in the vocabulary beside the merges file.  Prints one
+;;       line per check.
 ;;   emacs -Q -nw -l eglot-e2e.el -f tokenizer-e2e-tty   (inside tmux)
 ;;       the real interactive path: jit-lock asks for the hints on redisplay; the shell
 ;;       reads the screen with `tmux capture-pane'.  Writes its own findings to
@@ -175,6 +177,72 @@ the diagnostics), so a null answer is asked again, and counted in `e2e-empty-ans
 (defun e2e--overlay-text (o)
   (substring-no-properties (or (overlay-get o 'after-string) (overlay-get o 'before-string) "")))
 
+;;;; definition
+
+(defun e2e--json-key-position (file token)
+  "Buffer position (as in a buffer visiting FILE) of the quote opening TOKEN's key, or nil.
+Found in the file's text, not through the server: the key is written either as is or with
+non-ASCII characters as \\uXXXX escapes (Python's json.dump, as in OpenAI's encoder.json)."
+  (with-temp-buffer
+    (let ((coding-system-for-read 'utf-8))
+      (insert-file-contents file))
+    (let ((forms (list (concat "\"" token "\"")
+                       (concat "\""
+                               (mapconcat (lambda (c) (if (< c 128) (string c) (format "\\u%04x" c)))
+                                          token "")
+                               "\""))))
+      (cl-loop for lit in (delete-dups forms)
+               do (goto-char (point-min))
+               when (re-search-forward (concat "[{,][ \t\n]*\\(" (regexp-quote lit) "\\)[ \t\n]*:") nil t)
+               return (cons (match-beginning 1) lit)))))
+
+(defun e2e--check-definition (merges vocab-file)
+  "In MERGES, put point on the left part of the first merge whose left part is two or more
+characters with a non-ASCII one (\"Ġt he\": the part \"Ġt\", written \"\\u0120t\" in
+encoder.json), run `xref-find-definitions' as M-. does, and check the buffer and point.
+Returns (OK . DETAIL)."
+  (let ((mbuf (or (find-buffer-visiting merges) (e2e--open merges)))
+        part line pos want)
+    (switch-to-buffer mbuf)
+    (goto-char (point-min))
+    (unless (re-search-forward "^\\([^ \n]*[^\0-\177][^ \n]*\\) \\([^ \n]+\\)$" nil t)
+      (error "no merge with a non-ASCII left part in %s" merges))
+    (while (< (length (match-string 1)) 2)
+      (unless (re-search-forward "^\\([^ \n]*[^\0-\177][^ \n]*\\) \\([^ \n]+\\)$" nil t)
+        (error "no merge with a left part of 2+ characters in %s" merges)))
+    (setq part (match-string-no-properties 1)
+          line (line-number-at-pos (match-beginning 0))
+          pos (1+ (match-beginning 1)))     ; inside the part, on its second character
+    (setq want (e2e--json-key-position vocab-file part))
+    (unless want (error "no key %S in %s" part vocab-file))
+    ;; the vocabulary's buffer (when visited) at its start, so that landing there is the jump's doing
+    (let ((vbuf (find-buffer-visiting vocab-file)))
+      (when vbuf
+        (with-current-buffer vbuf (goto-char (point-min)))))
+    (goto-char pos)
+    (let* ((t1 (float-time))
+           (this-command 'xref-find-definitions)
+           (err (condition-case e (progn (call-interactively #'xref-find-definitions) nil)
+                  (error e)))
+           (secs (- (float-time) t1))
+           (buf (window-buffer (selected-window)))
+           (got-file (buffer-file-name buf))
+           (got (with-current-buffer buf (point)))
+           (at (with-current-buffer buf
+                 (buffer-substring-no-properties got (min (point-max) (+ got (length (cdr want)) 8)))))
+           (same-file (and got-file (equal (file-truename got-file) (file-truename vocab-file)))))
+      (e2e--write "definition.txt"
+        (insert (format "merges %s line %d, point on %S of %S\nwant %s at %d (%s)\ngot %s at %d: %S\nerror %S\n"
+                        merges line part (with-current-buffer mbuf
+                                           (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
+                        vocab-file (car want) (cdr want) got-file got at err)))
+      (cons (and (not err) same-file (= got (car want)))
+            (format "%s line %d, point in %S -> %s at %d %S%s (want %s at %d: %s; %.1f s)"
+                    (file-name-nondirectory merges) line part
+                    (if got-file (file-name-nondirectory got-file) (buffer-name buf)) got at
+                    (if err (format ", error %S" err) "")
+                    (file-name-nondirectory vocab-file) (car want) (cdr want) secs)))))
+
 ;;;; batch
 
 (defun tokenizer-e2e-batch ()
@@ -306,7 +374,12 @@ the diagnostics), so a null answer is asked again, and counted in `e2e-empty-ans
                 (e2e--write "hover-merges.txt" (insert (or info "(none)")))
                 (cons (and info (string-match-p "merge rank [0-9]+" info) (string-search "→" info))
                       (format "mode %s: %s%s" (buffer-local-value 'major-mode mbuf) (e2e--short info 200)
-                              (e2e--retried)))))))
+                              (e2e--retried)))))
+
+            ;; 7. M-. (xref-find-definitions) on a merge part: point lands on the part's key in
+            ;; the vocabulary beside the merges file, another file
+            (e2e-check "definition: xref-find-definitions on a merge part lands on its vocab key in the vocabulary beside it"
+              (e2e--check-definition merges file))))
       (e2e--save-logs)
       (princ (format "batch Emacs: %d checks passed, %d failed (%.1f s)\n" e2e-passed e2e-failed (- (float-time) t0)))
       (let ((servers (apply #'append (hash-table-values eglot--servers-by-project))))

@@ -271,8 +271,18 @@ export function buildWorkspace(dir, root, corpusDir) {
   const [left, right] = mergeLines[plainMerge].l.split(' ');
   const mergeHover = { line: mergeLines[plainMerge].i + 1, rank: plainMerge, left, right, text: mergeLines[plainMerge].l };
 
+  // 5. a tokenizer.json with merges stored as strings ("a b"), beside qwen3's pairs (["a", "b"])
+  const llamaPath = path.join(dir, 'llama2', 'tokenizer.json');
+  const corpusLlama = corpus && firstExisting(path.join(corpus, 'llama2', 'tokenizer.json'));
+  if (corpusLlama) copy(corpusLlama, llamaPath);
+  notes.push(`string merges: ${corpusLlama ? 'corpus llama2/tokenizer.json' : 'none (no corpus)'}`);
+
   const rel = (p) => path.relative(dir, p);
+  const navFiles = [tokPath, ...(corpusLlama ? [llamaPath] : [])];
+  const navigation = navFiles.map((f) => ({ rel: rel(f), ...navigationExpectations(f) }));
   return {
+    navigation,
+    symbol: symbolExpectation(navFiles.map((f) => ({ rel: rel(f), file: f }))),
     notes,
     tokenizer: { file: tokPath, rel: rel(tokPath), source, hover, fragment },
     plain: { file: plainPath, rel: rel(plainPath), lines: PLAIN_JSON.split('\n') },
@@ -280,4 +290,133 @@ export function buildWorkspace(dir, root, corpusDir) {
     merges: { file: mergesPath, rel: rel(mergesPath), lines: fs.readFileSync(mergesPath, 'utf8').split('\n', 5) },
     mergesTxt: { file: mergesTxtPath, rel: rel(mergesTxtPath), hover: mergeHover },
   };
+}
+
+/**
+ * What go to definition and find references must give in a tokenizer.json, from its own text:
+ * a merge whose right part is a plain lowercase word (not escaped in the file), the 1-based line
+ * and column of that part, the line of the part's vocab key, and the number of references to
+ * the part (merges using it as a part, counted per part, + merges producing it + its
+ * added_tokens entry + the vocab key itself). Prefers a part with 5-60 references (a readable
+ * list); else the first candidate.
+ */
+export function navigationExpectations(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  const json = JSON.parse(text);
+  const lines = text.split(/\r\n|\r|\n/);
+  const merges = json.model.merges.map((m) => (Array.isArray(m) ? m : m.split(' ')));
+  const vocab = json.model.vocab;
+  const uses = new Map();
+  const producers = new Map();
+  for (const [a, b] of merges) {
+    uses.set(a, (uses.get(a) || 0) + 1);
+    uses.set(b, (uses.get(b) || 0) + 1);
+    producers.set(a + b, (producers.get(a + b) || 0) + 1);
+  }
+  const added = new Set((json.added_tokens || []).map((t) => t.content));
+  const refCount = (t) => (uses.get(t) || 0) + (producers.get(t) || 0) + (added.has(t) ? 1 : 0) + (t in vocab ? 1 : 0);
+
+  // Where each merge sits in the text: string merges one a line, pairs as [, "a", "b", ].
+  const start = lines.findIndex((l) => /^\s*"merges":\s*\[\s*$/.test(l));
+  if (start < 0) throw new Error(`${file}: no pretty-printed "merges": [ line`);
+  const placed = []; // rank -> { line (0-based) of the right part, col (0-based) of its first char }
+  let pair = null;
+  for (let i = start + 1; i < lines.length && placed.length < merges.length; i++) {
+    const l = lines[i];
+    const t = l.trim();
+    if (pair === null && /^\[$/.test(t)) {
+      pair = [];
+    } else if (pair !== null && /^\],?$/.test(t)) {
+      if (pair.length === 2) placed.push({ line: pair[1].line, col: pair[1].col, parts: [pair[0].s, pair[1].s] });
+      pair = null;
+    } else if (/^"(?:[^"\\]|\\.)*",?$/.test(t)) {
+      const q = l.indexOf('"');
+      const s = JSON.parse(t.replace(/,$/, ''));
+      if (pair !== null) pair.push({ s, line: i, col: q + 1 });
+      else {
+        const [a, b] = s.split(' ');
+        // the column holds only when the left part is written as is (no escapes)
+        const raw = l.slice(q + 1, q + 1 + a.length) === a;
+        placed.push({ line: i, col: raw ? q + 1 + a.length + 1 : -1, parts: [a, b] });
+      }
+    } else if (pair === null && /^\],?$/.test(t)) {
+      break;
+    }
+  }
+  const vocabLine = (token) => {
+    const key = JSON.stringify(token);
+    let inVocab = false;
+    for (let i = 0; i < lines.length; i++) {
+      if (/^\s*"vocab":\s*\{/.test(lines[i])) inVocab = true;
+      else if (inVocab && lines[i].trimStart().startsWith(`${key}:`)) return { line: i + 1, col: lines[i].indexOf(key) + 1, text: lines[i].trim() };
+    }
+    return null;
+  };
+  const candidates = [];
+  for (let r = 0; r < placed.length && candidates.length < 2000; r++) {
+    const [a, b] = placed[r].parts;
+    if (a !== merges[r][0] || b !== merges[r][1]) throw new Error(`${file}: merge ${r} read as ${a} ${b}, JSON says ${merges[r].join(' ')}`);
+    if (placed[r].col < 0 || !/^[a-z]{2,}$/.test(b) || !/^\S+$/.test(a) || !(b in vocab)) continue;
+    if (lines[placed[r].line].slice(placed[r].col, placed[r].col + b.length) !== b) continue;
+    candidates.push(r);
+  }
+  if (!candidates.length) throw new Error(`${file}: no merge with a plain lowercase right part`);
+  const rank = candidates.find((r) => refCount(merges[r][1]) >= 5 && refCount(merges[r][1]) <= 60) ?? candidates[0];
+  const [left, right] = merges[rank];
+  const decl = vocabLine(right);
+  if (!decl) throw new Error(`${file}: no one-entry-a-line vocab key for ${JSON.stringify(right)}`);
+  return {
+    file,
+    format: Array.isArray(json.model.merges[0]) ? 'pairs' : 'strings',
+    merge: {
+      rank,
+      left,
+      right,
+      line: placed[rank].line + 1,
+      col: placed[rank].col + 2,
+      text: Array.isArray(json.model.merges[0]) ? JSON.stringify([left, right]) : lines[placed[rank].line].trim().replace(/,$/, ''),
+    },
+    decl: { token: right, id: vocab[right], ...decl },
+    references: {
+      total: refCount(right),
+      asPart: uses.get(right) || 0,
+      producing: producers.get(right) || 0,
+      added: added.has(right) ? 1 : 0,
+    },
+  };
+}
+
+/**
+ * The workspace symbol query and the rows it must give: "我" when a file has a token decoding
+ * to it (qwen3's "æĪĳ", llama2's "我"), else a lowercase word of 3+ letters. Per file: the id
+ * and the 1-based line of the vocab key of the token whose decoded text is exactly the query.
+ */
+function symbolExpectation(files) {
+  const decodeKey = (k) => {
+    const bytes = byteLevelBytes(k);
+    if (bytes && isValidUtf8(bytes)) return bytes.toString('utf8');
+    return k.replace(/▁/g, ' ');
+  };
+  const parsed = files.map(({ rel, file }) => {
+    const text = fs.readFileSync(file, 'utf8');
+    const vocab = JSON.parse(text).model.vocab;
+    const byText = new Map();
+    for (const [k, id] of Object.entries(vocab)) if (!byText.has(decodeKey(k))) byText.set(decodeKey(k), { key: k, id });
+    return { rel, file, text, byText };
+  });
+  let query = '我';
+  if (!parsed.some((p) => p.byText.has(query))) {
+    query = [...parsed[0].byText.keys()].find((t) => /^[a-z]{3,}$/.test(t));
+    if (!query) throw new Error('no token to search for by its decoded text');
+  }
+  const rows = [];
+  for (const p of parsed) {
+    const hit = p.byText.get(query);
+    if (!hit) continue;
+    const key = JSON.stringify(hit.key);
+    const lines = p.text.split(/\r\n|\r|\n/);
+    const line = lines.findIndex((l) => l.trimStart().startsWith(`${key}:`)) + 1;
+    rows.push({ rel: p.rel, key: hit.key, id: hit.id, line, container: `${path.basename(p.rel)} id ${hit.id}` });
+  }
+  return { query, rows };
 }

@@ -25,6 +25,20 @@ from typing import Any
 NICENESS = 10
 
 
+def _die_with(parent: int) -> None:
+    """A child outlives nothing: when the server exits (or is killed) mid-check, the
+    child gets SIGKILL (Linux); editors count a server's processes after they stop it."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        libc.prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
 class Forked:
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
         self.fn, self.args = fn, args
@@ -32,6 +46,7 @@ class Forked:
         self.fd = -1
         if not hasattr(os, "fork") or sys.platform == "win32":
             return
+        parent = os.getpid()
         try:
             r, w = os.pipe()
         except OSError:
@@ -46,6 +61,7 @@ class Forked:
             status = 0
             try:
                 os.close(r)
+                _die_with(parent)
                 # on two cores, this child and the indexer thread would leave none for the
                 # event loop: let the scheduler prefer it (hovers) when it needs a core
                 os.nice(NICENESS)
