@@ -18,7 +18,9 @@
 # Flymake shows utf8-fragment diagnostics (raised to warning through initializationOptions,
 # 344 of them in OpenAI's encoder.json); the eldoc hover on "\u0120the" shows ␣the, its bytes
 # and id; the textDocument/inlayHint answer and eglot's painted overlay put ␣the right after
-# the literal; a hover on vocab.bpe shows the merge.  Then Emacs in tmux (-nw): after one key,
+# the literal; a hover on vocab.bpe shows the merge; M-. (xref-find-definitions) on the merge
+# part "Ġt" of vocab.bpe lands in encoder.json on the key "\u0120t" (position found in the
+# file's text, artifacts/emacs/definition.txt).  Then Emacs in tmux (-nw): after one key,
 # as a user would, the hint must be on the screen (tmux capture-pane).
 # Logs (eglot events, server stderr, *Messages*, diagnostics, hover text, the screen) go to
 # artifacts/emacs/.
