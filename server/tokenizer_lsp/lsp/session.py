@@ -91,6 +91,7 @@ class DocumentState:
     navigation_ready: asyncio.Event = field(default_factory=asyncio.Event)  # set when one is built
     navigation_target: tuple | None = None  # (index, version) whose navigation lookups are wanted
     navigating: bool = False  # a task is building them
+    navigation_built: bool = False  # once: later builds wait for edits to settle
     # every edit received after good_version: (version it made, its span; None = whole text)
     history: list[tuple[int, Span | None]] = field(default_factory=list)
     diagnostics: list = field(default_factory=list)  # rendered for indexed_version
