@@ -164,7 +164,7 @@ class Scheduler:
         if nav is not None and nav.parse_id != idx.parse_id:
             # a new parse: the old one's lookups would keep a second whole index alive
             # while the new ones are built (2 s on gemma3); requests wait for those instead
-            doc.navigable = None
+            doc.navigable = doc.navigable_version = None  # and the edits kept for mapping to it
             doc.navigation_ready.clear()
         doc.navigation_target = (idx, version)
         if not doc.navigating:
