@@ -205,7 +205,7 @@ class DocumentIndex:
         tokens = self.vocab.tokens
         ids = tokens.ids() if isinstance(tokens, CompactTokens) else list(tokens.values())
         ids = [i if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 1 << 26 else -1 for i in ids]
-        where = array("q", [-1]) * (max(ids, default=-1) + 1)
+        where = array("i", [-1]) * (max(ids, default=-1) + 1)
         for o, tid in enumerate(ids):
             if tid >= 0 and where[tid] < 0:
                 where[tid] = o

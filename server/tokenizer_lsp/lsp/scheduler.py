@@ -25,6 +25,7 @@ from .session import DocumentState, Session
 
 log = logging.getLogger("tokenizer_lsp")
 SETTLE_S = 1.0  # quiet time after an edit before navigation lookups are rebuilt
+FIRST_SETTLE_S = 0.2  # ... and after a document opens (hovers and hints come first)
 
 
 class Scheduler:
@@ -177,17 +178,20 @@ class Scheduler:
             while doc.navigation_target is not None and self.session.documents.get(doc.uri) is doc:
                 idx, version = doc.navigation_target
                 doc.navigation_target = None
-                if doc.navigation_built:
-                    # after an edit: let a burst of them settle, so that a build never keeps
-                    # an index the next edits already replaced alive beside the new ones
-                    del idx
-                    await asyncio.sleep(SETTLE_S)
-                    if doc.navigation_target is not None or doc.version != version:
-                        continue
-                    found = doc.good if doc.good is not None else doc.index
-                    if found is None:
-                        continue
-                    idx = found
+                # when the document is quiet (after an edit: a burst of them settled), so that
+                # a build never keeps an index the next edits replaced alive beside new ones
+                del idx
+                while True:
+                    if doc.busy:
+                        await doc.settled.wait()
+                    await asyncio.sleep(SETTLE_S if doc.navigation_built else FIRST_SETTLE_S)
+                    if not doc.busy:
+                        break
+                if doc.navigation_target is not None or doc.version != version:
+                    continue
+                idx = doc.good if doc.good is not None else doc.index
+                if idx is None:
+                    continue
                 try:
                     await loop.run_in_executor(self.navigator, self._prepare_navigation, idx)
                 except Exception:
@@ -227,6 +231,7 @@ class Scheduler:
         with collector_paused():
             idx.prepare_navigation()
             idx.token_of_id(0)  # its id table too (`#123` symbols), built on first use
+        hooks.release_memory()  # the lookups came as a pickle of several MB, now freed
 
     def _build_index(self, data, path: str | None, assume: bool, base, edits) -> DocumentIndex:
         if base is not None and edits == [] and base.data is data:

@@ -39,6 +39,44 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
+class _PipeReader:
+    """The read end of the child's pipe as a file for pickle.load, with one deadline."""
+
+    def __init__(self, fd: int, deadline: float) -> None:
+        self.fd, self.deadline = fd, deadline
+
+    def _chunk(self, n: int) -> bytes:
+        left = self.deadline - time.monotonic()
+        if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+            raise TimeoutError("the forked child took too long")
+        return os.read(self.fd, n)
+
+    def read(self, n: int = -1) -> bytes:
+        parts, want = [], n
+        while want != 0:
+            chunk = self._chunk(1 << 20 if want < 0 else min(want, 1 << 20))
+            if not chunk:
+                break
+            parts.append(chunk)
+            if want > 0:
+                want -= len(chunk)
+        return b"".join(parts)
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def readline(self) -> bytes:
+        out = bytearray()
+        while not out.endswith(b"\n"):
+            c = self.read(1)
+            if not c:
+                break
+            out += c
+        return bytes(out)
+
+
 class Forked:
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
         self.fn, self.args = fn, args
@@ -80,27 +118,14 @@ class Forked:
     def result(self, timeout: float = 60.0) -> Any:
         if self.pid:
             try:
-                data = self._read(timeout)
-                if data is not None:
-                    return pickle.loads(data)
-            except Exception:
+                # unpickled as it arrives: a result of several MB is never held twice (the
+                # bytes and the objects), which would raise the server's peak memory
+                return pickle.load(_PipeReader(self.fd, time.monotonic() + timeout))
+            except Exception:  # died, timed out, corrupt: the same result computed here
                 pass
             finally:
                 self._reap()
         return self.fn(*self.args)
-
-    def _read(self, timeout: float) -> bytes | None:
-        chunks = []
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                return None
-            chunk = os.read(self.fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks) if chunks else None
 
     def __del__(self) -> None:
         # a result never asked for (the caller raised in between): no zombie, no open pipe
