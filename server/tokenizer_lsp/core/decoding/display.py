@@ -8,10 +8,10 @@ _ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\"}
 
 def escape_char(ch: str, visible_space: bool = False, backtick: bool = False) -> str:
     """One character as messages, hovers and hints show it: \\n, \\t, \\r, a doubled
-    backslash, and \\uXXXX for every other control, format, separator, surrogate and
-    unassigned character (bidi overrides reorder a line, U+2028 breaks it); \\x is kept
-    for bytes that are not UTF-8. A space is ␣ where whitespace must be seen (decoded
-    text), and a backtick is escaped inside a `quoted` token."""
+    backslash, and a \\u escape (\\u2028, \\U0001F600) for every other control, format,
+    separator, surrogate and unassigned character (bidi overrides reorder a line, U+2028
+    breaks it); \\x is kept for bytes that are not UTF-8. A space is ␣ where whitespace
+    must be seen (decoded text), and a backtick is escaped inside a `quoted` token."""
     if ch in _ESCAPES:
         return _ESCAPES[ch]
     if ch == " ":
