@@ -179,17 +179,10 @@ class DocumentIndex:
         return None
 
     def span_of_token(self, token: str) -> tuple[int, int] | None:
-        """Byte span of the token's vocabulary entry (its key literal) in a tokenizer.json
-        or vocab.json, found through the literal table: no scan of the text."""
-        doc, v = self.doc, self.vocab
-        if not isinstance(doc, JsonDocument) or v is None or not doc.tables_ready:
-            return None
-        table = doc._tables.get("vocab")
-        tokens = v.tokens
-        if table is None or len(table) != len(tokens):  # duplicate keys: literal k is not key k
-            return None
-        o = tokens.ordinal(token) if isinstance(tokens, CompactTokens) else self._key_ordinals.get(token)
-        return table.span(o) if o is not None else None
+        """Byte span of the token's vocabulary entry (its key literal, or the base64 field
+        of a rank), found through the literal table: no scan of the text."""
+        o = self.ordinal_of(token)
+        return self.vocab_span(o) if o is not None else None
 
     @cached_property
     def _token_list(self) -> list[str]:

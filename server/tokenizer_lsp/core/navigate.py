@@ -14,8 +14,7 @@ Span = tuple[int, int]
 
 def vocab_entry(idx: DocumentIndex, token: str) -> Span | None:
     """The key literal of the token's vocab entry in this index's own file."""
-    o = idx.ordinal_of(token)
-    return idx.vocab_span(o) if o is not None else None
+    return idx.span_of_token(token)
 
 
 def added_entry(idx: DocumentIndex, token: str) -> Span | None:
@@ -64,32 +63,42 @@ def references(idx: DocumentIndex, token: str, include_declaration: bool) -> lis
     return sorted(set(out))
 
 
-def merge_tree(idx: DocumentIndex, token: str, max_depth: int = 6, max_nodes: int = 40) -> list[tuple[int, str, int | None]]:
-    """The token split by its producing merge, recursively, down to base tokens:
-    (depth, token, rank or None for a base token) in depth-first order; a ("…") node
-    marks where the limits cut it."""
-    nav = idx.navigation
-    out: list[tuple[int, str, int | None]] = []
-    if nav is None:
-        return out
+CUT = "…"  # where a tree was cut by its limits
 
-    def walk(t: str, depth: int) -> None:
+
+def split_tree(root, split, max_depth: int = 6, max_nodes: int = 40) -> list[tuple[int, object, int | None]]:
+    """`root` split recursively by `split(node) -> (rank, parts)` (no parts: a leaf):
+    (depth, node, rank) in depth-first order, a CUT node where the limits stop it."""
+    out: list[tuple[int, object, int | None]] = []
+
+    def walk(node, depth: int) -> None:
         if len(out) >= max_nodes:
-            if not out or out[-1][1] != "…":
-                out.append((depth, "…", None))
+            if out[-1][1] != CUT:
+                out.append((depth, CUT, None))
             return
+        rank, parts = split(node)
+        out.append((depth, node, rank))
+        if parts and depth + 1 >= max_depth:
+            out.append((depth + 1, CUT, None))
+            return
+        for part in parts:
+            walk(part, depth + 1)
+
+    walk(root, 0)
+    return out
+
+
+def merge_tree(idx: DocumentIndex, token: str, max_depth: int = 6, max_nodes: int = 40) -> list[tuple[int, str, int | None]]:
+    """The token split by its producing merge, recursively, down to base tokens (whose
+    rank is None)."""
+    nav = idx.navigation
+    if nav is None:
+        return []
+
+    def by_merge(t: str):
         o = idx.ordinal_of(t)
         rank = nav.producer(o) if o is not None else None
-        out.append((depth, t, rank))
-        if rank is None:
-            return
-        if depth + 1 >= max_depth:
-            out.append((depth + 1, "…", None))
-            return
-        pair = idx.merge_at(rank)
-        if pair is not None:
-            walk(pair[0], depth + 1)
-            walk(pair[1], depth + 1)
+        pair = idx.merge_at(rank) if rank is not None else None
+        return (rank, pair) if pair is not None else (None, ())
 
-    walk(token, 0)
-    return out
+    return split_tree(token, by_merge, max_depth, max_nodes)

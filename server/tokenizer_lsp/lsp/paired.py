@@ -12,8 +12,8 @@ import os
 from pygls.uris import from_fs_path
 
 from ..core.detect import MERGES_NAMES
-from ..core.files import companion_vocab_path, file_beside, load_vocab_file
-from ..core.index import DocumentIndex, build_index
+from ..core.files import companion_vocab_path, file_beside, index_file
+from ..core.index import DocumentIndex
 from .snapshot import Snapshot
 
 _disk: dict[str, tuple[tuple[int, int], DocumentIndex]] = {}
@@ -49,20 +49,13 @@ async def paired(ls, snap: Snapshot, path: str | None) -> tuple[str, Snapshot] |
 def _disk_index(path: str) -> DocumentIndex | None:
     try:
         st = os.stat(path)
-        with open(path, "rb") as f:
-            data = f.read()
+        stamp = (st.st_mtime_ns, st.st_size)
+        cached = _disk.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        idx = index_file(path)  # a merges file with the vocabulary beside it
     except OSError:
         return None
-    stamp = (st.st_mtime_ns, st.st_size)
-    cached = _disk.get(path)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-
-    def companion():
-        vocab = companion_vocab_path(path)
-        return load_vocab_file(vocab) if vocab else None
-
-    idx = build_index(data, path, companion=companion)
     if idx.doc is None:
         return None
     idx.prepare_lookups()

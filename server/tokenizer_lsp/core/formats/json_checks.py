@@ -98,9 +98,11 @@ class JsonChecks:
             return None
         return checks.merge_findings(self.vocab, 0, merges=merges), len(merges)
 
-    def _parse_merge_chunk(self, chunk: tuple[int, int]) -> list | None:
+    def _parse_merge_chunk(self, chunk: tuple[int, int], array: tuple[int, int] | None = None) -> list | None:
+        """The merges of a slice of the merges array (`array`: its bounds, by default the
+        part of the text parse_deferring_merges left out)."""
         s, e = chunk
-        array_start, array_end = self.merges_span
+        array_start, array_end = array or self.merges_span
         view = memoryview(self.data)
         text = b"".join((b"" if s == array_start else b"[", view[s:e], b"" if e == array_end else b"]"))
         try:
@@ -156,7 +158,7 @@ class JsonChecks:
         return len(self._exact_key_spans)
 
 
-    def _merge_pieces(self, span: tuple[int, int], size: int = 1 << 16):
+    def _merge_pieces(self, span: tuple[int, int], size: int = 1 << 16, array: tuple[int, int] | None = None):
         """(piece's span, its merges) over a slice of the merges array, parsed `size`
         bytes at a time (one orjson call on 10 MB holds the interpreter for 80 ms);
         the merges are None for a piece that does not parse, and the last."""
@@ -164,7 +166,7 @@ class JsonChecks:
         while s < e:
             cut = element_boundary(self.data, s + size, e, self.vocab.merges_as_pairs) if s + size < e else None
             piece = (s, cut[0]) if cut else (s, e)
-            merges = self._parse_merge_chunk(piece)
+            merges = self._parse_merge_chunk(piece, array)
             yield piece, merges
             if merges is None or cut is None:
                 return

@@ -12,7 +12,6 @@ import orjson
 from .. import checks, hooks
 from ..compact_vocab import CompactTokens
 from ..model import TokenRef, Vocabulary, split_merge
-from .json_layout import element_boundary
 from .json_resolve import _string_merge_part
 from .literal_table import LiteralTable
 
@@ -102,7 +101,8 @@ class JsonLookups:
         tokens = self.vocab.tokens
         ordinal = dict(zip(tokens, range(len(tokens))))
         pairs, v = self.vocab.merges_as_pairs, self.vocab
-        for merges in _merges_in_pieces(self.data, *self._merges_text, pairs):
+        for _, merges in self._merge_pieces(self._merges_text, array=self._merges_text):
+            merges = merges or []
             split = checks.split_well_formed(merges, pairs)
             if split is None:
                 found = [split_merge(m, pairs) or ("\0", "\0") for m in merges]
@@ -233,20 +233,6 @@ class JsonLookups:
                 return TokenRef(s, e, "merge", token, rank, part)
             return TokenRef(s, e, "merge", token, k, None)
         return TokenRef(s, e, "vocab" if role == "vocab" else "added", token)
-
-
-def _merges_in_pieces(data: bytes, start: int, end: int, pairs: bool, size: int = 1 << 16):
-    """The merges of the array data[start:end], a list per piece of about `size` bytes."""
-    view, lo = memoryview(data), start
-    while lo < end:
-        cut = element_boundary(data, lo + size, end, pairs) if lo + size < end else None
-        hi = cut[0] if cut else end
-        text = b"".join((b"" if lo == start else b"[", view[lo:hi], b"" if hi == end else b"]"))
-        merges = orjson.loads(text)
-        yield merges if isinstance(merges, list) else []
-        if cut is None:
-            return
-        lo = cut[1]
 
 
 def _hash_merges(v: Vocabulary, merges: list, columns: list[array]) -> bool:

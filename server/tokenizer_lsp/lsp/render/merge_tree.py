@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...core.decoding.display import clipped, code_span, visible_text
 from ...core.index import DocumentIndex
-from ...core.navigate import merge_tree
+from ...core.navigate import CUT, merge_tree, split_tree
 from ...core.pieces import Piece
 from ...core.tiktoken_split import inferred_split, rank_lookup
 
@@ -13,6 +13,17 @@ MAX_DEPTH, MAX_NODES = 6, 40
 
 def _shown(data: bytes) -> str:
     return code_span(visible_text(clipped(data, 64)[0]) or "∅")
+
+
+def _tree_lines(nodes, data_of) -> list[str]:
+    out = []
+    for depth, node, rank in nodes:
+        indent = "  " * (depth + 1)
+        if node == CUT:
+            out.append(f"{indent}- {CUT}")
+        else:
+            out.append(f"{indent}- {_shown(data_of(node))}" + (f" rank {rank}" if rank is not None else " (base)"))
+    return out
 
 
 def merge_lines(idx: DocumentIndex, p: Piece) -> list[str]:
@@ -38,13 +49,7 @@ def merge_lines(idx: DocumentIndex, p: Piece) -> list[str]:
     out.append(f"- used by {n} merge{'s' if n != 1 else ''} as a part")
     if pair is not None:
         out.append("- merge tree:")
-        for depth, token, r in merge_tree(idx, p.token, MAX_DEPTH, MAX_NODES):
-            indent = "  " * (depth + 1)
-            if token == "…":
-                out.append(f"{indent}- …")
-            else:
-                tail = f" rank {r}" if r is not None else " (base)"
-                out.append(f"{indent}- {_shown(v.decode(token).data)}{tail}")
+        out += _tree_lines(merge_tree(idx, p.token, MAX_DEPTH, MAX_NODES), lambda t: v.decode(t).data)
     return out
 
 
@@ -57,24 +62,12 @@ def _tiktoken_lines(idx: DocumentIndex, p: Piece) -> list[str]:
     if len(parts) != 2:
         return ["", f"- no single merge builds it (inferred: merging with lower ranks stops at "
                     f"{len(parts)} pieces: {' + '.join(_shown(x) for x in parts[:8])}{' …' if len(parts) > 8 else ''})"]
-    out = ["", f"- made by merge rank {rank} (inferred): {_shown(parts[0])} + {_shown(parts[1])}", "- merge tree (inferred):"]
-    nodes = 0
 
-    def walk(piece: bytes, r: int | None, depth: int) -> None:
-        nonlocal nodes
-        if nodes >= MAX_NODES or depth >= MAX_DEPTH:
-            if nodes < MAX_NODES + 1:
-                out.append(f"{'  ' * (depth + 1)}- …")
-                nodes = MAX_NODES + 1
-            return
-        nodes += 1
-        out.append(f"{'  ' * (depth + 1)}- {_shown(piece)}" + (f" rank {r}" if r is not None else ""))
-        if len(piece) < 2 or r is None:
-            return
-        sub = inferred_split(piece, r, lookup)
-        if len(sub) == 2:
-            for s in sub:
-                walk(s, lookup(s), depth + 1)
+    def inferred(piece: bytes):
+        r = lookup(piece)
+        sub = inferred_split(piece, r, lookup) if r is not None and len(piece) > 1 else []
+        return r, tuple(sub) if len(sub) == 2 else ()
 
-    walk(data, rank, 0)
-    return out
+    out = ["", f"- made by merge rank {rank} (inferred): {_shown(parts[0])} + {_shown(parts[1])}",
+           "- merge tree (inferred):"]
+    return out + _tree_lines(split_tree(data, inferred, MAX_DEPTH, MAX_NODES), lambda b: b)
