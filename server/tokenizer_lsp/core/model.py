@@ -23,6 +23,12 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "added-token-mismatch": "warning",
     "merges-header": "warning",
     "tiktoken-malformed": "error",
+    "merge-ambiguous": "warning",
+    "unreachable-token": "information",
+    "config-token-missing": "error",
+    "config-id-mismatch": "error",
+    "vocab-size": "error",  # a vocab_size above the highest id is information (Finding.level)
+    "chat-template-token": "warning",
 }
 
 
@@ -32,10 +38,11 @@ class Finding:
     start: int  # byte offsets into the document's UTF-8
     end: int
     message: str
+    level: str | None = None  # when this finding's default differs from its code's (vocab-size)
 
     @property
     def severity(self) -> str:
-        return DEFAULT_SEVERITY[self.code]
+        return self.level or DEFAULT_SEVERITY[self.code]
 
 
 class RenamedTokens(Mapping):

@@ -16,8 +16,9 @@ class Settings:
     max_per_file: int = 1000  # diagnostics published per document (0 = no limit); VS Code shows 1000
     debounce_ms: int = 100
 
-    def level(self, code: str) -> str:
-        return self.severity.get(code, DEFAULT_SEVERITY.get(code, "information"))
+    def level(self, code: str, default: str | None = None) -> str:
+        """The user's level for `code`, else the finding's own default, else the code's."""
+        return self.severity.get(code, default or DEFAULT_SEVERITY.get(code, "information"))
 
 
 def parse_settings(raw) -> tuple[Settings, list[str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from . import (definition, diagnostic, did_change, did_change_configuration, did_change_watched_files,
-               did_close, did_open, document_symbol, hover, initialize, initialized, inlay_hint, references,
+               did_close, did_open, document_symbol, execute_command, hover, initialize, initialized, inlay_hint, references,
                workspace_symbol)
 
 # method -> (handler, options); didOpen/didChange/didClose replace pygls' own text sync
@@ -24,4 +24,5 @@ ROUTES = {
     types.TEXT_DOCUMENT_REFERENCES: (references.handle, None),
     types.TEXT_DOCUMENT_DOCUMENT_SYMBOL: (document_symbol.handle, None),
     types.WORKSPACE_SYMBOL: (workspace_symbol.handle, None),
+    types.WORKSPACE_EXECUTE_COMMAND: (execute_command.handle, execute_command.OPTIONS),
 }

@@ -37,7 +37,7 @@ _NOUN = {
 
 def diagnostics_for(idx: DocumentIndex, settings: Settings, encoding: str) -> list[dict]:
     """LSP Diagnostic objects as dicts (see the module docstring)."""
-    kept = [(f, settings.level(f.code)) for f in idx.findings]
+    kept = [(f, settings.level(f.code, f.level)) for f in idx.findings]
     kept = [(f, level) for f, level in kept if level != "off"]
     limit = settings.max_per_file
     with_summary = settings.level("summary") != "off" and bool(_summary(kept, len(kept)))

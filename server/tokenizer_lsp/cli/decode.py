@@ -1,0 +1,70 @@
+"""`decode PATH`: the decoded vocabulary, one row per entry (text or JSON lines)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import orjson
+
+from ..core.decoding.display import visible_text
+from ..core.files import decoded_rows, index_file
+from .common import err as _err
+
+
+def add_arguments(d) -> None:
+    d.add_argument("path", metavar="PATH")
+    d.add_argument("--format", choices=("text", "jsonl"), default="text")
+
+
+def run(args) -> int:
+    try:
+        idx = index_file(args.path)
+    except OSError as e:
+        _err(f"{args.path}: cannot read: {e.strerror or e}")
+        return 2
+    if not idx.is_tokenizer:
+        _err(f"{args.path}: {idx.not_tokenizer_reason}")
+        return 2
+    if idx.syntax_error is not None:
+        f = idx.syntax_error
+        line, col = idx.lines.position(f.start, "utf-32")
+        _err(f"{args.path}:{line + 1}:{col + 1}: {f.message}")
+        return 1
+    write = sys.stdout.buffer.write if hasattr(sys.stdout, "buffer") else None
+    batch: list[bytes] = []
+    try:
+        for row in decoded_rows(idx):
+            if args.format == "jsonl":
+                batch.append(orjson.dumps(row))
+            else:
+                batch.append(_text_row(row).encode("utf-8", "surrogateescape"))
+            if len(batch) >= 4096:
+                _flush(batch, write)
+        _flush(batch, write)
+    except BrokenPipeError:  # `decode ... | head` is normal use: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return 0
+
+
+def _flush(batch: list[bytes], write) -> None:
+    if not batch:
+        return
+    payload = b"\n".join(batch) + b"\n"
+    if write is not None:
+        write(payload)
+    else:
+        sys.stdout.write(payload.decode("utf-8", "replace"))
+    batch.clear()
+
+
+def _text_row(row: dict) -> str:
+    data = bytes.fromhex(row["bytes"])
+    stored = orjson.dumps(row["token"]).decode()
+    shown = visible_text(data)
+    hexed = data.hex(" ").upper()
+    tail = row["kind"] if row["utf8"] == "valid" else f"{row['kind']}, {row['utf8']} UTF-8"
+    tid = "-" if row["id"] is None else str(row["id"])
+    return f"{tid:>7}  {stored:<20} {shown:<16} {hexed:<24} {tail}"

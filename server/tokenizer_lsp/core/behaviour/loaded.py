@@ -1,0 +1,20 @@
+"""A tokenizer file loaded into its engine: the one type every behaviour module takes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+class LoadError(Exception):
+    """The file cannot be loaded by its engine. The message says where and why, in the
+    user's terms (never only "data did not match any variant of untagged enum")."""
+
+
+@dataclass(frozen=True)
+class LoadedTokenizer:
+    kind: str  # "tokenizers" (tokenizer.json, vocab.json + merges) or "tiktoken"
+    engine: Any  # a tokenizers.Tokenizer, or a tiktoken.Encoding
+    ranks: dict[bytes, int] | None = None  # tiktoken: the file's mergeable ranks
+    pattern: str | None = None  # tiktoken: the split pattern
+    encoding_name: str | None = None  # tiktoken: the known encoding it was recognised as

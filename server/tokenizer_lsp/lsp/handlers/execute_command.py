@@ -1,0 +1,40 @@
+"""workspace/executeCommand: the commands of lsp/commands/, one module each.
+
+Every command is listed in `executeCommandProvider.commands` (VS Code forwards only those).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
+
+from ..commands import CommandError
+
+log = logging.getLogger("tokenizer_lsp")
+
+# command -> module of lsp/commands
+COMMANDS = {
+    "tokenizer-lsp.encode": "encode",
+    "tokenizer-lsp.stats": "stats",
+    "tokenizer-lsp.diff": "diff",
+    "tokenizer-lsp.decodedVocabulary": "decoded_vocabulary",
+}
+
+OPTIONS = types.ExecuteCommandOptions(commands=list(COMMANDS))
+
+
+async def handle(ls, params: types.ExecuteCommandParams):
+    name = COMMANDS.get(params.command)
+    if name is None:
+        raise JsonRpcInvalidParams(f"unknown command {params.command!r}; known: {', '.join(COMMANDS)}")
+    module = importlib.import_module(f"..commands.{name}", __package__)
+    try:
+        return await module.run(ls, list(params.arguments or []))
+    except CommandError as e:
+        raise JsonRpcInvalidParams(str(e)) from None
+    except Exception as e:  # a bug in one command must not take the server down
+        log.exception("command %s failed", params.command)
+        raise JsonRpcInternalError(f"{params.command} failed: {e}") from None
