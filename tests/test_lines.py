@@ -31,3 +31,20 @@ def test_long_lines_answer_like_short_ones(parts, encoding, data):
             assert quick.offset(line, col, encoding) == start + byte_length_of_columns(text[start:end], col, encoding)
     finally:
         lines._LONG, lines._STEP = old
+
+
+@settings(max_examples=150)
+@given(st.lists(st.sampled_from(["a", "Ġ", "▁", "é", "😀", "\n", "\r\n", '"', " "]), max_size=200),
+       st.sampled_from(["utf-16", "utf-32", "utf-8"]), st.data())
+def test_span_positions_equal_positions_of_both_ends(parts, encoding, data):
+    """The one-pass ranges of many spans (references of `▁`) agree with position() of each
+    end, for spans inside a line, across lines, repeated, and out of order."""
+    text = "".join(parts).encode("utf-8")
+    idx = LineIndex(text)
+    bounds = [i for i in range(len(text) + 1) if i == len(text) or not 0x80 <= text[i] < 0xC0]
+    spans = data.draw(st.lists(st.tuples(st.sampled_from(bounds), st.sampled_from(bounds)), max_size=30))
+    spans = [(min(a, b), max(a, b)) for a, b in spans]
+    if data.draw(st.booleans()):
+        spans.sort()
+    expected = [(idx.position(s, encoding), idx.position(e, encoding)) for s, e in spans]
+    assert idx.span_positions(spans, encoding) == expected

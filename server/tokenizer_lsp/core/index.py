@@ -105,6 +105,15 @@ class DocumentIndex:
         f = getattr(self.doc, "merge_span", None)
         return f(rank, part) if f is not None and self.lookups_ready else None
 
+    def merge_part_spans(self, uses: list[tuple[int, int]]) -> list[tuple[int, int] | None]:
+        """merge_span(rank, part) for many (rank, part) uses at once."""
+        if not self.lookups_ready or getattr(self.doc, "merge_span", None) is None:
+            return [None] * len(uses)
+        bulk = getattr(self.doc, "merge_part_spans", None)
+        if bulk is not None:
+            return bulk(uses)
+        return [self.doc.merge_span(rank, part) for rank, part in uses]
+
     def merges(self) -> list:
         """All merges as stored ("a b" strings or [a, b] pairs), read from the text."""
         doc = self.doc

@@ -84,6 +84,14 @@ class JsonLookups:
         span = table.span(rank)
         return span if part is None else _string_merge_part(self.data, span, part)
 
+    def merge_part_spans(self, uses: list[tuple[int, int]]) -> list[tuple[int, int] | None]:
+        """merge_span(rank, part) of many uses at once (`▁` is a part of 40k merges)."""
+        table = (self._tables or {}).get("merges")
+        if type(table) is not LiteralTable or not self.vocab.merges_as_pairs:
+            return [self.merge_span(rank, part) for rank, part in uses]
+        starts, ends, count = table.starts, table.ends, self.merge_count
+        return [(starts[2 * r + p], ends[2 * r + p]) if 0 <= r < count else None for r, p in uses]
+
     def vocab_span(self, ordinal: int) -> tuple[int, int] | None:
         """Source range of the key literal of the vocabulary's ordinal-th token."""
         table = (self._tables or {}).get("vocab")

@@ -40,6 +40,5 @@ def _locations(uri: str, snap, spans) -> list[bytes]:
 
 
 def _ranges_fast(snap, spans):
-    """Positions of many spans in one sorted pass (tens of thousands for `Ġ`)."""
-    flat = snap.index.lines.positions([o for span in spans for o in span], snap.encoding)
-    return [(flat[2 * k], flat[2 * k + 1]) for k in range(len(spans))]
+    """Positions of many spans in one sorted pass (tens of thousands for `▁`)."""
+    return snap.index.lines.span_positions(spans, snap.encoding)
