@@ -16,8 +16,8 @@ def tokenizer(vocab, merges=(), added=(), pairs=True, byte_level=True):
             for c, i in added
         ],
         "normalizer": None,
-        "pre_tokenizer": {"type": "ByteLevel"} if byte_level else None,
-        "decoder": {"type": "ByteLevel"} if byte_level else None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True} if byte_level else None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True} if byte_level else None,
         "model": {"type": "BPE", "vocab": vocab, "merges": [list(m) if pairs else " ".join(m) for m in merges]},
     }
 
@@ -226,7 +226,8 @@ def test_forked_merge_check_matches_in_process(tmp_path, monkeypatch):
 
 def test_unigram_and_wordlevel_models(tmp_path, capsys):
     unigram = {
-        "added_tokens": [{"id": 0, "content": "<unk>", "special": True}],
+        "added_tokens": [{"id": 0, "content": "<unk>", "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True}],
         "decoder": {"type": "Sequence", "decoders": [
             {"type": "Replace", "pattern": {"String": "▁"}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"}]},
         "model": {"type": "Unigram", "unk_id": 0, "byte_fallback": True,
@@ -303,13 +304,13 @@ def test_malformed_merges_at_their_own_element(tmp_path):
     merges_line = line_of(text, '"merges"')
     starts = [i for i, l in enumerate(lines) if i > merges_line and l.strip() in ("[", '"zz"')]
     # each finding on its own element's first line (the 2nd, 3rd and 4th merge), in file order
-    assert [(c, l) for c, l, _ in got] == [("merge-malformed", l) for l in starts[1:]]
+    assert [(c, l) for c, l, _ in got] == [("schema", l) for l in starts[1:]]
     assert "3 parts" in got[0][2] and "not a string" in got[1][2] and "not a pair" in got[2][2]
     obj["model"]["merges"] = ["a b", 7, "ab"]
     text = json.dumps(obj, indent=2)
     idx = index_file(str(write(tmp_path, "tokenizer.json", text)))
     got = [(f.code, idx.lines.position(f.start)[0], f.message) for f in idx.findings]
-    assert [(c, l) for c, l, _ in got] == [("merge-malformed", line_of(text, " 7,")), ("merge-malformed", text.split("\n").index('      "ab"'))]
+    assert [(c, l) for c, l, _ in got] == [("schema", line_of(text, " 7,")), ("merge-malformed", text.split("\n").index('      "ab"'))]
     assert "is not a string" in got[0][2] and "no space" in got[1][2]
 
 
@@ -336,7 +337,7 @@ def test_tiktoken_duplicates_follow_tiktoken(tmp_path):
 
 def test_unigram_duplicate_piece_is_a_duplicate_token(tmp_path):
     obj = {"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["▁a", -1.0], ["b", -2.0], ["▁a", -3.0]]},
-           "decoder": {"type": "Metaspace"}, "added_tokens": []}
+           "decoder": {"type": "Metaspace", "replacement": "▁"}, "added_tokens": []}
     text = json.dumps(obj, indent=2, ensure_ascii=False)
     path = write(tmp_path, "tokenizer.json", text)
     got = [(c, l) for c, l, _ in findings(path)]
@@ -360,7 +361,7 @@ def test_wordpiece_continuation_pieces(tmp_path):
     from tokenizer_lsp.core.pieces import piece_at
 
     obj = {"model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
-                     "vocab": {"[UNK]": 0, "play": 1, "##ing": 2, "##": 3}},
+                     "max_input_chars_per_word": 100, "vocab": {"[UNK]": 0, "play": 1, "##ing": 2, "##": 3}},
            "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True}, "added_tokens": []}
     text = json.dumps(obj, indent=2)
     idx = index_file(str(write(tmp_path, "tokenizer.json", text)))

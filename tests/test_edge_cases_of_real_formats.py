@@ -31,8 +31,8 @@ def tokenizer(vocab, merges=(), added=(), byte_level=True, **model):
         "version": "1.0",
         "added_tokens": [{"id": i, "content": c, "special": True} for c, i in added],
         "normalizer": None,
-        "pre_tokenizer": {"type": "ByteLevel"} if byte_level else None,
-        "decoder": {"type": "ByteLevel"} if byte_level else None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True} if byte_level else None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True} if byte_level else None,
         "model": {"type": "BPE", "vocab": vocab, "merges": list(merges), **model},
     }
 
@@ -72,10 +72,10 @@ def test_malformed_pair_merges_at_their_own_element_in_file_order(tmp_path):
     m = text.index('"merges"')
     got = located(idx)
     assert [(c, s, e) for c, s, e, _ in got] == [
-        ("merge-malformed", where(text, '["a", "b", "c"]', after=m), plus(where(text, '["a", "b", "c"]', after=m), 15)),
-        ("merge-malformed", where(text, '["a", 7]', after=m), plus(where(text, '["a", 7]', after=m), 8)),
-        ("merge-malformed", where(text, "[1, 2]", after=m), plus(where(text, "[1, 2]", after=m), 6)),
-        ("merge-malformed", where(text, "null", after=m), plus(where(text, "null", after=m), 4)),
+        ("schema", where(text, '["a", "b", "c"]', after=m), plus(where(text, '["a", "b", "c"]', after=m), 15)),
+        ("schema", where(text, '["a", 7]', after=m), plus(where(text, '["a", 7]', after=m), 8)),
+        ("schema", where(text, "[1, 2]", after=m), plus(where(text, "[1, 2]", after=m), 6)),
+        ("schema", where(text, "null", after=m), plus(where(text, "null", after=m), 4)),
     ]
     assert got[0][3] == 'merge 1 `["a", "b", "c"]` has 3 parts; a merge is a pair of two tokens'
     assert got[1][3].startswith("merge 2 ") and "a part that is not a string" in got[1][3]
@@ -90,8 +90,8 @@ def test_malformed_string_merges_at_their_own_element(tmp_path):
     m = text.index('"merges"')
     got = located(idx)
     assert [(c, s) for c, s, _, _ in got] == [
-        ("merge-malformed", where(text, "7", after=m)),
-        ("merge-malformed", where(text, "null", after=m)),
+        ("schema", where(text, "7", after=m)),
+        ("schema", where(text, "null", after=m)),
         ("merge-malformed", where(text, '"a b c"', after=m)),
         ("merge-malformed", where(text, '"ab "', after=m)),
     ]
@@ -123,8 +123,8 @@ def test_malformed_merges_in_a_large_file_parsed_apart(tmp_path, monkeypatch):
     idx = index_file(str(write(tmp_path, "tokenizer.json", text)))
     got = located(idx)
     assert [(c, s, e) for c, s, e, _ in got] == [
-        ("merge-malformed", where(text, '["t10", 7, "t11"]'), plus(where(text, '["t10", 7, "t11"]'), 17)),
-        ("merge-malformed", where(text, '["t1"]'), plus(where(text, '["t1"]'), 6)),
+        ("schema", where(text, '["t10", 7, "t11"]'), plus(where(text, '["t10", 7, "t11"]'), 17)),
+        ("schema", where(text, '["t1"]'), plus(where(text, '["t1"]'), 6)),
     ]
     assert got[0][3].startswith("merge 10 ") and got[1][3].startswith("merge 25000 `[\"t1\"]` has 1 part;")
 
@@ -293,7 +293,7 @@ def test_wordpiece_prefix_comes_from_the_file(tmp_path):
 
 def test_unigram_duplicate_piece_on_one_line(tmp_path, capsys):
     obj = {"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["▁a", -1.0], ["b", -2.0], ["▁a", -3.0]]},
-           "decoder": {"type": "Metaspace"}, "added_tokens": []}
+           "decoder": {"type": "Metaspace", "replacement": "▁"}, "added_tokens": []}
     text = json.dumps(obj, ensure_ascii=False)
     path = write(tmp_path, "tokenizer.json", text)
     got = located(index_file(str(path)))
@@ -375,7 +375,8 @@ def test_ids_that_are_not_integers_at_their_value(tmp_path):
 @pytest.mark.parametrize("model,want", [
     ({"type": "BPE", "vocab": [["a", 0.0], ["b", 0.0]], "merges": []}, "model.vocab of a `BPE` model must be an object"),
     ({"type": "BPE", "vocab": ["a", "b", "ab"], "merges": ["a b"]}, "model.vocab of a `BPE` model must be an object"),
-    ({"type": "WordPiece", "vocab": ["a", "b"]}, "model.vocab of a `WordPiece` model must be an object"),
+    ({"type": "WordPiece", "vocab": ["a", "b"], "unk_token": "a", "continuing_subword_prefix": "##",
+      "max_input_chars_per_word": 100}, "model.vocab of a `WordPiece` model must be an object"),
     ({"type": "Unigram", "vocab": {"a": 0}}, "model.vocab of a `Unigram` model must be a list of [piece, score]"),
 ])
 def test_vocab_of_the_wrong_shape_is_one_error(tmp_path, model, want):
@@ -387,7 +388,8 @@ def test_vocab_of_the_wrong_shape_is_one_error(tmp_path, model, want):
 
 
 def test_unigram_rows_and_merges_and_added_entries(tmp_path):
-    obj = {"added_tokens": [{"id": 0, "content": "<unk>"}, {"id": "x", "content": "<s>"}, 5, {"id": 9}],
+    flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+    obj = {"added_tokens": [{"id": 0, "content": "<unk>", **flags}, {"id": "x", "content": "<s>"}, 5, {"id": 9}],
            "model": {"type": "Unigram", "vocab": [["<unk>", 0.0], ["b"], ["c", "x"], "e", [5, 1.0]]}}
     text = json.dumps(obj)
     got = located(index_file(str(write(tmp_path, "tokenizer.json", text))))
@@ -533,7 +535,7 @@ def _decodes(b):
 def test_clip_suffix_from_a_bpe_decoder(tmp_path):
     obj = tokenizer({"h": 0, "e": 1, "he</w>": 2, "e</w>": 3, "âĪ</w>": 4}, [["h", "e</w>"]])
     obj["decoder"] = {"type": "BPEDecoder", "suffix": "</w>"}  # no model.end_of_word_suffix
-    obj["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [{"type": "ByteLevel"}]}
+    obj["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}]}
     text = json.dumps(obj, indent=2, ensure_ascii=False)
     idx = index_file(str(write(tmp_path, "tokenizer.json", text)))
     assert idx.vocab.word_suffix == "</w>"

@@ -225,7 +225,7 @@ def synthetic_tokenizer(n: int) -> str:
     added = [{"id": len(vocab), "content": "<s>", "single_word": False, "lstrip": False, "rstrip": False,
               "normalized": False, "special": True}]
     return json.dumps({"version": "1.0", "added_tokens": added, "normalizer": None,
-                       "pre_tokenizer": {"type": "ByteLevel"}, "decoder": {"type": "ByteLevel"},
+                       "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}, "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
                        "model": {"type": "BPE", "vocab": vocab, "merges": merges}}, indent=1, ensure_ascii=False)
 
 

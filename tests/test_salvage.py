@@ -31,9 +31,9 @@ def tokenizer(vocab, merges=(), added=(), byte_level=True):
             for c, i in added
         ],
         "normalizer": None,
-        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False} if byte_level else None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True} if byte_level else None,
         "post_processor": None,
-        "decoder": {"type": "ByteLevel"} if byte_level else None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True} if byte_level else None,
         "model": {"type": "BPE", "dropout": None, "unk_token": None, "byte_fallback": False, "ignore_merges": False,
                   "vocab": vocab, "merges": [list(m) for m in merges]},
     }

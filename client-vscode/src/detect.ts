@@ -6,6 +6,7 @@
 // The rules (names, language ids, HF keys, model types, line shapes, sniff size) are the
 // server's own: server/tokenizer_lsp/core/detect_rules.json, which core/detect.py reads at run
 // time and esbuild bundles into dist/extension.js here (the .vsix does not ship the server).
+import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import rules from '../../server/tokenizer_lsp/core/detect_rules.json';
@@ -55,6 +56,21 @@ export function nameKind(fsPath: string): Kind | undefined {
 
 export function isTokenizerName(fsPath: string): boolean {
   return nameKind(fsPath) !== undefined;
+}
+
+const CONFIG_NAMES = new Set(rules.modelConfigNames.map((n) => n.toLowerCase()));
+
+/**
+ * A model folder's config file (tokenizer_config.json, generation_config.json, config.json, ...)
+ * with a tokenizer file beside it: the server checks it against that tokenizer (core/detect.py
+ * is_config_name; core/model_folder/folder.py tokenizer_beside). Any other config.json is not ours.
+ */
+export function isModelConfigBesideTokenizer(fsPath: string): boolean {
+  if (!CONFIG_NAMES.has(path.basename(fsPath).toLowerCase())) {
+    return false;
+  }
+  const folder = path.dirname(fsPath);
+  return rules.modelTokenizerNames.some((name) => fs.existsSync(path.join(folder, name)));
 }
 
 /** Scalar members of an object before the one that matters (`"dropout": null,` ...). */
@@ -153,6 +169,9 @@ export function isTokenizerDocument(doc: vscode.TextDocument): boolean {
   }
   const byLanguage = LANGUAGE_KINDS.get(doc.languageId);
   if (byLanguage === 'tiktoken' || byLanguage === 'merges' || isTokenizerName(doc.uri.fsPath)) {
+    return true;
+  }
+  if (byLanguage === 'json' && isModelConfigBesideTokenizer(doc.uri.fsPath)) {
     return true;
   }
   const head = doc.getText(new vscode.Range(new vscode.Position(0, 0), doc.positionAt(SNIFF_BYTES)));

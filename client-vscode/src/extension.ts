@@ -19,6 +19,7 @@ import {
   TransportKind,
   vsdiag,
 } from 'vscode-languageclient/node';
+import { registerCommands } from './commands';
 import { isTokenizerDocument, LANGUAGE_KINDS } from './detect';
 import { registerLargeFileNotice } from './largeFiles';
 import {
@@ -29,6 +30,7 @@ import {
   serverProcessOptions,
 } from './python';
 import { ServerLogChannel } from './serverLog';
+import { TokenizerStatusBar } from './statusBar';
 
 const CLIENT_ID = 'tokenizerLsp';
 const CLIENT_NAME = 'Tokenizer LSP';
@@ -51,6 +53,7 @@ let wanted = false;
 let lifecycle: Promise<void> = Promise.resolve();
 let interpreterSubscription: vscode.Disposable | undefined;
 let extensionContext: vscode.ExtensionContext;
+let statusBar: TokenizerStatusBar | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   extensionContext = context;
@@ -77,6 +80,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
 
   registerLargeFileNotice(context, output);
+  registerCommands(context, () => client, output);
+  statusBar = new TokenizerStatusBar(() => client, output);
+  context.subscriptions.push(statusBar);
   for (const doc of vscode.workspace.textDocuments) {
     considerDocument(doc);
   }
@@ -189,6 +195,7 @@ async function startClient(): Promise<void> {
   next.onDidChangeState((event) => {
     if (ready && event.newState === State.Running) {
       output.info('Server restarted.');
+      statusBar?.refresh();
     }
   });
   client = next;
@@ -200,6 +207,7 @@ async function startClient(): Promise<void> {
     }
     ready = true;
     output.info('Server started.');
+    statusBar?.refresh();
   } catch (err) {
     const detail = errorText(err);
     const exitedEarly = /connection got disposed|closed|exited/i.test(detail);

@@ -1,12 +1,14 @@
 // Which command starts the server: the `tokenizerLsp.server.command` setting, else the
-// interpreter selected in the Python extension (ms-python.python), else `python3`; and a
-// check, before anything is started, that this Python can import `tokenizer_lsp`, run with the
+// interpreter selected in the Python extension (ms-python.python), else `python3`. A platform
+// .vsix runs that Python on the server it carries (bundled.ts); a development package checks,
+// before anything is started, that this Python can import `tokenizer_lsp`. Checks run with the
 // same working directory and environment as the server itself (serverProcessOptions).
 import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { bundledLauncher, defaultPythons, resolveBundled } from './bundled';
 
 export interface ServerCommand {
   /** Full argv without `--stdio` (vscode-languageclient appends it). */
@@ -234,6 +236,9 @@ export function installCommand(): { shell: string; setting: string } {
 
 /** How to get a working server: the package is not on PyPI, so from a clone into its own venv. */
 export function installFix(): string {
+  if (bundledLauncher()) {
+    return 'Clear the setting "tokenizerLsp.server.command" to use the server this extension carries.';
+  }
   const { shell, setting } = installCommand();
   return (
     `tokenizer-lsp is not on PyPI: install it from a clone of its repository into a venv with \`${shell}\`, ` +
@@ -274,7 +279,7 @@ export async function checkImportable(
   }
   return {
     message: `Tokenizer LSP: \`${shown} -c "import ${MODULE}"\` failed: ${detail || `exit status ${result.code}`}.`,
-    fix: `Reinstall it from a clone of the repository. ${installFix()}`,
+    fix: `${bundledLauncher() ? '' : 'Reinstall it from a clone of the repository. '}${installFix()}`,
   };
 }
 
@@ -336,6 +341,12 @@ export async function resolveServerCommand(log: vscode.LogOutputChannel, options
   }
 
   const fromExtension = await pythonFromExtension(log);
+  const launcher = bundledLauncher();
+  if (launcher) {
+    const candidates = fromExtension ? [fromExtension] : defaultPythons();
+    const from = fromExtension ? 'the interpreter selected in the Python extension' : 'the default Python';
+    return resolveBundled(launcher, candidates, from, options, log);
+  }
   const python = fromExtension ?? [process.platform === 'win32' ? 'python' : 'python3'];
   const source = fromExtension ? 'the interpreter selected in the Python extension' : 'the default python3';
   log.info(`Using Python ${describeCommand(python)} (${source}).`);

@@ -7,8 +7,13 @@ import sys
 
 import orjson
 
+from ..core.behaviour.reachability_findings import (
+    file_unreachable_findings,
+    with_unreachable,
+)
 from ..core.files import index_file, load_vocab_file
 from ..core.model import DEFAULT_SEVERITY, SEVERITIES
+from ..core.model_folder.folder import config_files_checked, tokenizer_paths
 from .common import err as _err
 
 
@@ -38,11 +43,16 @@ def run(args) -> int:
     except ValueError as e:
         _err(str(e))
         return 2
-    paths = args.paths
+    paths, empty = tokenizer_paths(args.paths)  # `check DIR`: the tokenizer files in it
+    for folder in empty:
+        _err(f"{folder}: no tokenizer file in this folder")
     vocab_for = _vocab_pairing(paths)
-    status = 0
+    status = 2 if empty else 0
     results = []
+    checked: set[str] = set()  # config files already reported with their tokenizer
     for path in paths:
+        if os.path.abspath(path) in checked:
+            continue
         try:
             idx = index_file(path, vocab_for(path))
         except OSError as e:
@@ -53,11 +63,14 @@ def run(args) -> int:
             _err(f"{path}: {idx.not_tokenizer_reason}")
             status = 2
             continue
-        for f in idx.findings:
-            level = overrides.get(f.code, f.severity)
-            if level == "off":
-                continue
-            results.append((path, idx, f, level))
+        if overrides.get("unreachable-token") != "off":  # loads the engine: only when wanted
+            idx.findings = with_unreachable(idx.findings, file_unreachable_findings(idx, path))
+        # the model folder's config files beside it, each under its own path
+        for shown, each in [(path, idx), *config_files_checked(idx, path, checked)]:
+            for f in each.findings:
+                level = overrides.get(f.code, f.severity)
+                if level != "off":
+                    results.append((shown, each, f, level))
     errors = any(level == "error" for *_, level in results)
     _print_findings(results, args.format)
     if status == 2:

@@ -7,7 +7,7 @@ import sys
 
 import orjson
 
-from ..core.decoding.display import visible_text
+from ..core.decoded_listing import text_row
 from ..core.files import decoded_rows, index_file
 from .common import err as _err
 
@@ -38,7 +38,7 @@ def run(args) -> int:
             if args.format == "jsonl":
                 batch.append(orjson.dumps(row))
             else:
-                batch.append(_text_row(row).encode("utf-8", "surrogateescape"))
+                batch.append(text_row(row).encode("utf-8", "surrogateescape"))
             if len(batch) >= 4096:
                 _flush(batch, write)
         _flush(batch, write)
@@ -58,13 +58,3 @@ def _flush(batch: list[bytes], write) -> None:
     else:
         sys.stdout.write(payload.decode("utf-8", "replace"))
     batch.clear()
-
-
-def _text_row(row: dict) -> str:
-    data = bytes.fromhex(row["bytes"])
-    stored = orjson.dumps(row["token"]).decode()
-    shown = visible_text(data)
-    hexed = data.hex(" ").upper()
-    tail = row["kind"] if row["utf8"] == "valid" else f"{row['kind']}, {row['utf8']} UTF-8"
-    tid = "-" if row["id"] is None else str(row["id"])
-    return f"{tid:>7}  {stored:<20} {shown:<16} {hexed:<24} {tail}"

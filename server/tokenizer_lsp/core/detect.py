@@ -20,6 +20,7 @@ RULES = json.loads((Path(__file__).parent / "detect_rules.json").read_text(encod
 JSON_NAMES = tuple(RULES["jsonNames"])
 VOCAB_NAMES = tuple(RULES["vocabNames"])
 MERGES_NAMES = tuple(RULES["mergesNames"])
+CONFIG_NAMES = tuple(RULES["modelConfigNames"])
 _MERGES_NAME = re.compile(RULES["mergesNamePattern"])
 _MERGES_LINE = re.compile(RULES["mergesLine"].encode())
 _TIKTOKEN_LINE = re.compile(RULES["tiktokenLine"].encode())
@@ -42,6 +43,12 @@ def name_kind(path: str | None) -> str | None:
     if base in JSON_NAMES or base.endswith(tuple(RULES["jsonSuffixes"])):
         return "json"
     return None
+
+
+def is_config_name(path: str | None) -> bool:
+    """A model folder's config file (tokenizer_config.json, generation_config.json, ...),
+    checked against the tokenizer file beside it."""
+    return bool(path) and os.path.basename(path).lower() in CONFIG_NAMES
 
 
 def language_kind(language_id: str | None) -> str | None:

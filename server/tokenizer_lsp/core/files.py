@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from .detect import VOCAB_NAMES
+from .decoded_listing import entries
+from .decoding.tokens import decode_token
+from .detect import VOCAB_NAMES, is_config_name
 from .index import DocumentIndex, build_index, load_vocabulary
 from .model import Vocabulary
 
@@ -36,6 +38,10 @@ def index_file(path: str, vocab_override: Vocabulary | None = None) -> DocumentI
     def companion() -> Vocabulary | None:
         if vocab_override is not None:
             return vocab_override
+        if is_config_name(path):  # a model folder's config file: the tokenizer beside it
+            from .model_folder.folder import load_folder
+
+            return load_folder(path)
         other = companion_vocab_path(path)
         return load_vocab_file(other) if other else None
 
@@ -53,8 +59,9 @@ def decoded_rows(idx: DocumentIndex) -> Iterator[dict]:
             d = v.decode(v.merge_result(a, b) if sep else merge)
             yield _row(rank, merge, d)
         return
-    for token, tid in v.tokens.items():
-        yield _row(tid, token, v.decode(token, in_vocab=True))
+    scheme, special, prefix, suffix = v.scheme, v.special, v.subword_prefix, v.word_suffix
+    for token, tid in entries(v.tokens):  # a served index's compact vocab: no lookup per key
+        yield _row(tid, token, decode_token(token, scheme, token in special, prefix, suffix))
     for token, tid in v.added.items():
         if token not in v.tokens:
             yield _row(tid, token, v.decode(token, in_vocab=False))

@@ -219,7 +219,12 @@ def build_index(data: bytes, path: str | None = None,
                 assume_tokenizer: bool = False) -> DocumentIndex:
     """Detect, parse and check one version of a text. `companion` gives the vocabulary a
     merges file is checked against; `assume_tokenizer`: it was one before (broken JSON of
-    a document that parsed earlier is still reported)."""
+    a document that parsed earlier is still reported). A model folder's config file is
+    checked against the tokenizer `companion` gives for it (model_folder.folder.Folder)."""
+    if detect.is_config_name(path):
+        from .model_folder.folder import build_config_index
+
+        return build_config_index(data, path, companion() if companion else None)
     kind = detect.content_kind(data, path)
     named = detect.name_kind(path)
     if kind is None and named is not None:

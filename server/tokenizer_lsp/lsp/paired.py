@@ -14,6 +14,15 @@ from pygls.uris import from_fs_path
 from ..core.detect import MERGES_NAMES
 from ..core.files import companion_vocab_path, file_beside, index_file
 from ..core.index import DocumentIndex
+from ..core.model_folder.config_doc import ConfigDocument, is_config_name
+from ..core.model_folder.folder import (
+    Folder,
+    configs_beside,
+    facts_of_index,
+    load_folder,
+    owns_configs,
+    tokenizer_beside,
+)
 from .snapshot import Snapshot
 
 _disk: dict[str, tuple[tuple[int, int], DocumentIndex]] = {}
@@ -26,6 +35,8 @@ def paired_path(snap: Snapshot, path: str | None) -> str | None:
         return companion_vocab_path(path)
     if snap.index.format == "vocab.json":
         return file_beside(path, MERGES_NAMES)
+    if snap.index.format == "config":  # a model folder's config file: its tokenizer
+        return tokenizer_beside(path)
     return None
 
 
@@ -62,3 +73,102 @@ def _disk_index(path: str) -> DocumentIndex | None:
     idx.prepare_navigation()
     _disk[path] = (stamp, idx)
     return idx
+
+
+# ---- the model folder: config files and the tokenizer they describe ----------------------
+
+
+def _open_doc(session, path: str):
+    want = os.path.abspath(path)
+    return next((d for d in list(session.documents.values()) if d.path and os.path.abspath(d.path) == want), None)
+
+
+def config_folder(session, config_path: str | None) -> Folder | None:
+    """What a config file is checked against: the tokenizer beside it as the editor has it
+    (open, its newest index) or on disk, and the folder's other config files."""
+    tokenizer = tokenizer_beside(config_path) if config_path else None
+    if tokenizer is None:
+        return None
+    doc = _open_doc(session, tokenizer)
+    idx = next((i for i in (doc.index, doc.good) if i is not None and i.vocab is not None), None) if doc else None
+    return load_folder(config_path, facts_of_index(idx) if idx is not None else None, session.open_text)
+
+
+async def config_snapshots(ls, tokenizer_path: str | None) -> list[tuple[str, Snapshot]]:
+    """(uri, snapshot) of the config files beside a tokenizer file: the editor's when open."""
+    if not tokenizer_path or is_config_name(tokenizer_path) or not owns_configs(tokenizer_path):
+        return []
+    session, out = ls.session, []
+    for path in configs_beside(tokenizer_path):
+        doc = _open_doc(session, path)
+        snap = await session.first_snapshot(doc.uri) if doc is not None else None
+        if snap is None:
+            idx = await asyncio.get_running_loop().run_in_executor(ls.scheduler.navigator, _disk_config, path)
+            uri = from_fs_path(os.path.abspath(path)) or ("file://" + os.path.abspath(path))
+            snap = Snapshot(idx, (), session.encoding, session.settings) if idx is not None else None
+        else:
+            uri = doc.uri
+        if snap is not None and isinstance(snap.index.doc, ConfigDocument):
+            out.append((uri, snap))
+    return out
+
+
+def _disk_config(path: str) -> DocumentIndex | None:
+    """A config file on disk, parsed for its token literals (kept while unchanged)."""
+    try:
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size)
+        cached = _disk.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        with open(path, "rb") as f:
+            data = f.read()
+        doc = ConfigDocument(data, path)
+    except (OSError, ValueError):
+        return None
+    doc.build_tables()
+    idx = DocumentIndex(data, path, "config", doc)
+    _disk[path] = (stamp, idx)
+    return idx
+
+
+async def config_context(ls, uri: str, position):
+    """On a token or id literal of a config file: (its snapshot, the literal, (uri,
+    snapshot) of the tokenizer beside it); else None."""
+    doc = ls.session.documents.get(uri)
+    if doc is None or not is_config_name(doc.path):
+        return None
+    snap = await ls.session.first_snapshot(uri)
+    if snap is None or not isinstance(snap.index.doc, ConfigDocument):
+        return None
+    offset = snap.offset_at((position.line, position.character))
+    item = snap.index.doc.item_at(offset) if offset is not None else None
+    tokenizer = await paired(ls, snap, doc.path) if item is not None else None
+    return (snap, item, tokenizer) if tokenizer is not None else None
+
+
+def closed_config_diagnostics(session, path: str) -> list[tuple[str, str, list[dict]]]:
+    """(path, uri, diagnostics) of the config files beside the tokenizer at (or beside)
+    `path` that are not open: checked against it while it is open, cleared once it is not."""
+    from ..core.model_folder.folder import build_config_index
+    from .render.diagnostics import diagnostics_for
+
+    tokenizer = tokenizer_beside(path) if is_config_name(path) else path
+    if tokenizer is None or not owns_configs(tokenizer):
+        return []
+    tokenizer_open = _open_doc(session, tokenizer) is not None
+    out = []
+    for config in configs_beside(tokenizer):
+        if _open_doc(session, config) is not None:
+            continue  # published as its own document
+        uri = from_fs_path(os.path.abspath(config)) or ("file://" + os.path.abspath(config))
+        diags: list[dict] = []
+        if tokenizer_open:
+            try:
+                with open(config, "rb") as f:
+                    idx = build_config_index(f.read(), config, config_folder(session, config))
+            except OSError:
+                continue
+            diags = diagnostics_for(idx, session.settings, session.encoding) if idx.is_tokenizer else []
+        out.append((config, uri, diags))
+    return out

@@ -19,9 +19,14 @@ from lsprotocol import types
 from ..core import hooks
 from ..core.files import VOCAB_NAMES, companion_vocab_path, load_vocab_file
 from ..core.index import DocumentIndex, build_index, collector_paused, load_vocabulary
+from ..core.model_folder.config_doc import is_config_name
+from ..core.model_folder.folder import TOKENIZER_NAMES
 from ..core.text.edits import apply_changes
+from .paired import closed_config_diagnostics, config_folder
+from .progress import indexing_progress
 from .render.diagnostics import diagnostics_for
 from .session import DocumentState, Session
+from .unreachable import Unreachable
 
 log = logging.getLogger("tokenizer_lsp")
 SETTLE_S = 1.0  # quiet time after an edit before navigation lookups are rebuilt
@@ -38,6 +43,9 @@ class Scheduler:
         # the next edit's re-index never queues behind them
         self.navigator = ThreadPoolExecutor(max_workers=1, thread_name_prefix="navigator")
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self.unreachable = Unreachable(self)  # unreachable-token, after the other findings
+        self._config_texts: dict[str, bytes | None] = {}  # the config texts others were checked with
+        self._closed_shown: dict[str, bool] = {}  # closed config files with findings published
 
     # ---- entry points ------------------------------------------------------------------
 
@@ -60,12 +68,44 @@ class Scheduler:
     def vocabulary_changed(self, path: str | None) -> None:
         """A vocab.json or encoder.json changed (edited, closed, or on disk): the merges
         files beside it are checked again against it."""
+        self.configs_changed(path)
         if not path or os.path.basename(path) not in VOCAB_NAMES:
             return
         for doc in self.session.beside(path):
             if doc.index is not None and doc.index.format == "merges.txt":
                 doc.pending = None  # a re-parse, not the unchanged index again
                 self.schedule(doc, delay=0)
+
+    def configs_changed(self, path: str | None) -> None:
+        """A tokenizer file or a model config file changed: the open config files beside it
+        are checked again (a config's ids are held to the tokens another one names)."""
+        if not path or not (is_config_name(path) or os.path.basename(path) in TOKENIZER_NAMES):
+            return
+        if is_config_name(path):
+            text = self.session.open_text(path)
+            if text is not None and self._config_texts.get(path) is text:
+                return  # re-checked, not edited: the others stand (and no ping-pong)
+            self._config_texts[path] = text
+        for doc in self.session.beside(path):
+            if is_config_name(doc.path):
+                doc.pending = None
+                self.schedule(doc, delay=0)
+        if not self.session.capabilities.pull_diagnostics:  # a pulling client asks for open files only
+            asyncio.ensure_future(self._publish_closed_configs(path))
+
+    async def _publish_closed_configs(self, path: str) -> None:
+        """The config files beside an open tokenizer that are not open themselves are
+        checked too, after its own diagnostics, and published on their own URIs."""
+        try:
+            found = await asyncio.get_running_loop().run_in_executor(
+                self.indexer, closed_config_diagnostics, self.session, path)
+        except Exception:  # a config file must not take the tokenizer's server down
+            log.exception("checking the config files beside %s failed", path)
+            return
+        for config, uri, diags in found:
+            if self.session.open_text(config) is None and (diags or self._closed_shown.get(uri)):
+                self.publish(uri, diags)
+                self._closed_shown[uri] = bool(diags)
 
     def refresh_all(self) -> None:
         for doc in list(self.session.documents.values()):
@@ -101,15 +141,21 @@ class Scheduler:
         doc = self.session.documents.get(uri)
         if doc is None:
             return
+        # a large document's first index is shown as work-done progress, begun before its
+        # first diagnostics; the client's answer to the create is never waited for here
+        progress = None if doc.index is not None or doc.reindexing else indexing_progress(
+            self.server, self.session.capabilities.work_done_progress, doc.data, doc.path, uri)
         doc.reindexing += 1
         try:
             async with doc.indexing:
-                await self._reindex_doc(uri, doc)
+                await self._reindex_doc(uri, doc, progress)
         finally:
+            if progress is not None:
+                progress.end()
             doc.reindexing -= 1
             doc.set_busy(uri in self._timers or doc.reindexing > 0)
 
-    async def _reindex_doc(self, uri: str, doc: DocumentState) -> None:
+    async def _reindex_doc(self, uri: str, doc: DocumentState, progress=None) -> None:
         version, data, queued = doc.version, doc.data, doc.queued
         doc.queued = []
         caused_here = bool(queued) or doc.index is None
@@ -118,7 +164,8 @@ class Scheduler:
         started = time.perf_counter()
         try:
             idx, diags, data, edits = await loop.run_in_executor(
-                self.indexer, self._build, data, queued, doc.path, doc.was_tokenizer, base, edits)
+                self.indexer, self._build, data, queued, doc.path, doc.was_tokenizer, base, edits,
+                progress.step_threadsafe if progress else None)
         except Exception:  # a bug in one document must not take the server down
             log.exception("indexing %s failed", uri)
             doc.queued[:0] = queued
@@ -135,11 +182,15 @@ class Scheduler:
         doc.indexed_version = version
         if idx.is_tokenizer or doc.was_tokenizer:
             doc.was_tokenizer = True
+            diags = await self.unreachable.carried(doc, idx, diags, version)
             self._findings_ready(doc, diags, version, caused_here)
+            self.unreachable.want(doc)
         if idx is not base:
             self.vocabulary_changed(doc.path)
         if idx.doc is None or (idx.salvaged and doc.good is not None):
             return  # salvaged: serves only when there is no whole index to map from
+        if progress is not None:
+            progress.step("hover lookups", 70)
         await loop.run_in_executor(self.indexer, self._prepare_lookups, idx)
         if not idx.salvaged:
             doc.set_good(idx, version)  # until now hovers kept answering from the previous one
@@ -149,6 +200,7 @@ class Scheduler:
             self.refresh_hints()
         if doc.good is idx or (idx.salvaged and doc.good is None):
             self._want_navigation(doc, idx, version)
+        await self.unreachable.indexed(doc, idx, version)
 
     # ---- navigation lookups --------------------------------------------------------------
     # Built last, apart from the re-index lock, one document at a time, for the newest
@@ -209,14 +261,17 @@ class Scheduler:
         finally:
             doc.navigating = False
 
-    def _build(self, data, queued, path: str | None, assume: bool, base=None, edits=None):
-        """(index, diagnostics, text, byte edits from base's text) after applying `queued`."""
+    def _build(self, data, queued, path: str | None, assume: bool, base=None, edits=None, step=None):
+        """(index, diagnostics, text, byte edits from base's text) after applying `queued`;
+        `step(message, percentage)` is told when the checks start."""
         with collector_paused():
             if queued:
                 lines = base.lines if base is not None and base.data is data else None
                 data, applied = apply_changes(data, queued, self.session.encoding, lines)
                 edits = None if applied is None or edits is None else edits + applied
             idx = self._build_index(data, path, assume, base, edits)
+            if step is not None:
+                step("checking", 40)
             diags = diagnostics_for(idx, self.session.settings, self.session.encoding) if idx.is_tokenizer else []
             return idx, diags, data, edits
 
@@ -248,7 +303,10 @@ class Scheduler:
 
     def _companion(self, path: str | None):
         """The vocabulary beside a merges file: the editor's text when it is open (saved or
-        not, it is what the user sees), else the file on disk."""
+        not, it is what the user sees), else the file on disk. For a model config file, the
+        tokenizer file and the other config files beside it."""
+        if is_config_name(path):
+            return config_folder(self.session, path)
         other = companion_vocab_path(path) if path else None
         if other is None:
             return None

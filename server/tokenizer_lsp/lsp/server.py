@@ -21,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .. import __version__
+from .engine_client import EngineClient
 from .handlers import ROUTES
 from .handlers.lsp_types import JsonResult
 from .scheduler import Scheduler
@@ -31,6 +32,10 @@ log = logging.getLogger("tokenizer_lsp")
 
 def _route(method: str):
     return ROUTES[method][0]
+
+
+def _route_options(method: str):
+    return ROUTES[method][1]
 
 
 class TokenizerProtocol(LanguageServerProtocol):
@@ -58,6 +63,12 @@ class TokenizerProtocol(LanguageServerProtocol):
     def lsp_workspace__did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
         _route(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self._server, params)
 
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams):
+        # pygls' own knows only @server.command functions: ours are one table
+        result = yield _route(types.WORKSPACE_EXECUTE_COMMAND), (self._server, params), None
+        return result
+
     @lsp_method(types.INITIALIZED)
     def lsp_initialized(self, params: types.InitializedParams) -> None:
         _spawn(_route(types.INITIALIZED)(self._server, params))
@@ -68,6 +79,8 @@ class TokenizerProtocol(LanguageServerProtocol):
         # pull diagnostics only for clients that ask for them; the others get them pushed
         if not self._server.session.capabilities.pull_diagnostics:
             result.capabilities.diagnostic_provider = None
+        # pygls lists only commands registered with @server.command: ours are one table
+        result.capabilities.execute_command_provider = _route_options(types.WORKSPACE_EXECUTE_COMMAND)
         return result
 
     @lsp_method(types.EXIT)
@@ -127,6 +140,7 @@ class TokenizerServer(LanguageServer):
         super().__init__("tokenizer-lsp", __version__, protocol_cls=TokenizerProtocol)
         self.session = Session()
         self.scheduler = Scheduler(self.session, self)
+        self.engine = EngineClient()  # HF tokenizers / tiktoken, in a helper process
         for method, (handler, options) in ROUTES.items():
             if method not in _SYNC:
                 self.feature(method, options)(handler)

@@ -104,6 +104,12 @@ class DocumentState:
     indexing: asyncio.Lock = field(default_factory=asyncio.Lock)
     reindexing: int = 0  # re-indexes running or waiting for `indexing`
     busy: bool = False  # a re-index is scheduled or running
+    # unreachable-token (lsp/unreachable.py): the last set (entries by id and token), the
+    # version it was computed for, the version last published with it, a task computing
+    unreachable: list | None = None
+    unreachable_version: int | None = None
+    unreachable_shown: int | None = None
+    reaching: bool = False
     settled: asyncio.Event = field(default_factory=asyncio.Event)  # set while not busy
 
     def set_busy(self, busy: bool) -> None:

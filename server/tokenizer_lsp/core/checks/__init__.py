@@ -248,10 +248,51 @@ def _merge_findings_slow(v: Vocabulary, merges: list, base: int) -> list[Pending
     for rank, m in enumerate(merges, base):
         pair = split_merge(m, v.merges_as_pairs)
         if pair is None:
-            out.append(PendingFinding("merge-malformed", Ref("merge", rank), f"merge {rank} {_malformed(m, v.merges_as_pairs)}"))
+            # not a string nor a pair of strings (or the other form than the list's):
+            # tokenizers refuses the whole list, so it is `schema`, not a merge's defect
+            misshapen = not isinstance(m, str) if not v.merges_as_pairs else not _is_pair(m)
+            out.append(PendingFinding("schema" if misshapen else "merge-malformed", Ref("merge", rank),
+                                      f"merge {rank} {_malformed(m, v.merges_as_pairs)}"))
+            out.extend(ambiguous_merge_findings(v, rank, m))
             continue
         out.extend(_one_merge(v, rank, pair[0], pair[1], v.merge_result(*pair)))
     return out
+
+
+def _is_pair(m) -> bool:
+    return isinstance(m, list) and len(m) == 2 and all(isinstance(p, str) for p in m)
+
+
+def readings(v: Vocabulary, merge: str) -> list[tuple[str, str]]:
+    """The ways a string merge with several spaces splits into two vocabulary tokens (at
+    one of its spaces; the others stay inside a part)."""
+    out = []
+    at = merge.find(" ")
+    while at >= 0:
+        a, b = merge[:at], merge[at + 1 :]
+        if a and b and a in v.tokens and b in v.tokens:
+            out.append((a, b))
+        at = merge.find(" ", at + 1)
+    return out
+
+
+def ambiguous_merge_findings(v: Vocabulary, rank: int, merge) -> list[PendingFinding]:
+    """merge-ambiguous: a string merge that splits into two vocabulary tokens at more than
+    one of its spaces. Only where a token may hold a raw space: in byte-level vocabularies a
+    space is `Ġ`. tokenizers refuses any string merge with more than one space ("Merges
+    text file invalid"): only the pair form can say which reading is meant."""
+    if v.merges_as_pairs or not isinstance(merge, str) or v.scheme in (Scheme.BYTE_LEVEL, Scheme.RAW_BYTES):
+        return []
+    if merge.count(" ") < 2:
+        return []
+    found = readings(v, merge)
+    if len(found) < 2:
+        return []
+    shown = " or ".join(f"{_q(a)} + {_q(b)}" for a, b in found)
+    return [PendingFinding("merge-ambiguous", Ref("merge", rank),
+                           f"merge {rank} {_q(merge)} reads {len(found)} ways: {shown}; tokenizers refuses a "
+                           "string merge with more than one space (it does not pick one): write the merges "
+                           "as pairs")]
 
 
 def added_findings(v: Vocabulary, added_list: list[dict]) -> list[PendingFinding]:

@@ -11,6 +11,7 @@ import orjson
 
 from ..model import TokenRef, Vocabulary
 from .json_checks import JsonChecks
+from .json_components import configuration_problems
 from .json_layout import next_char, value_start
 from .json_lookups import MERGE_HASH, JsonLookups, merge_hash
 from .json_parse import DEFER_MERGES_BYTES, parse_deferring_merges
@@ -75,6 +76,8 @@ class JsonDocument(JsonChecks, JsonResolver, JsonLookups):
             if not ints_only or (raw_vocab and min(raw_vocab.values()) < 0):
                 self.bad_ids = [k for k, v in raw_vocab.items() if type(v) is not int or v < 0]
                 tokens = {k: v for k, v in tokens.items() if v >= 0}
+        # unknown types, missing or mistyped fields outside the vocab, merges and added tokens
+        self.config_problems = configuration_problems(obj)
         added = obj.get("added_tokens") if isinstance(obj.get("added_tokens"), list) else []
         self.added_list = [a for a in added if isinstance(a, dict)]
         # entries tokenizers cannot load: not an object, no string content or integer id
@@ -135,6 +138,7 @@ class JsonDocument(JsonChecks, JsonResolver, JsonLookups):
     merges_not_list = False
 
     vocab_shape_error = False
+    config_problems: list = []  # (path, kind, message) from json_components
     bad_added: list[int] = []  # added_tokens entries tokenizers cannot load
     added_positions: list[int] = []
 

@@ -8,17 +8,14 @@ import orjson
 
 from .. import checks
 from ..checks import PendingFinding, Ref
+from .json_components import added_token_problems, path_span
 from .json_layout import Locator, array_element_spans, value_span, value_start
 
 MAX_SCHEMA = 1000  # findings per kind: a wholly wrong file says so without drowning
 
 
 def _added_entry_ok(entry) -> bool:
-    if not isinstance(entry, dict):
-        return False
-    tid = entry.get("id")
-    return isinstance(entry.get("content"), str) and type(tid) is int and tid >= 0
-
+    return not added_token_problems(entry)
 
 
 def _shown_value(source: bytes) -> str:
@@ -45,13 +42,7 @@ def _row_problem(row, source: bytes) -> str:
 def _added_problem(entry) -> str:
     if not isinstance(entry, dict):
         return "is not an object with `content` and `id`"
-    problems = []
-    if not isinstance(entry.get("content"), str):
-        problems.append("no string `content`" if "content" in entry else "no `content`")
-    tid = entry.get("id")
-    if not (type(tid) is int and tid >= 0):
-        problems.append("an `id` that is not a non-negative integer" if "id" in entry else "no `id`")
-    return "has " + " and ".join(problems)
+    return "has " + " and ".join(added_token_problems(entry))
 
 
 def schema_findings(doc) -> list[PendingFinding]:
@@ -59,8 +50,13 @@ def schema_findings(doc) -> list[PendingFinding]:
     with what was expected (json-syntax is for text that is not JSON)."""
     out: list[PendingFinding] = []
     data, cannot = doc.data, "tokenizers cannot load this file"
-    if not (doc.vocab_shape_error or doc.bad_rows or doc.bad_ids or doc.merges_not_list or doc.bad_added):
+    if not (doc.vocab_shape_error or doc.bad_rows or doc.bad_ids or doc.merges_not_list or doc.bad_added
+            or doc.config_problems):
         return out  # every file tokenizers writes
+    for path, kind, message in doc.config_problems[:MAX_SCHEMA]:
+        span = path_span(data, path, kind)
+        if span is not None:
+            out.append(PendingFinding("schema", Ref("span", *span), f"{message}; {cannot}"))
     model_start = value_start(data, "model") or 0
     if doc.vocab_shape_error and doc.vocab_start is not None:
         key = data.rfind(b'"vocab"', model_start, doc.vocab_start)

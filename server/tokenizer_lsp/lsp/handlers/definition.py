@@ -5,13 +5,21 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ...core.model_folder.folder import facts_of_index
+from ...core.model_folder.navigate import named_by
 from ...core.navigate import added_entry, producing_merge, vocab_entry
-from ..paired import paired
+from ..paired import config_context, paired
 from .lsp_types import location, navigable_piece
 
 
 async def handle(ls, params: types.DefinitionParams) -> list[types.Location] | None:
     uri = params.text_document.uri
+    config = await config_context(ls, uri, params.position)
+    if config is not None:  # a config token: its vocab entry (or added_tokens entry) in the tokenizer
+        snap, item, (tokenizer_uri, tokenizer) = config
+        token = named_by(item, facts_of_index(tokenizer.index))
+        span = vocab_entry(tokenizer.index, token) or added_entry(tokenizer.index, token) if token else None
+        return _one(tokenizer_uri, tokenizer, span) if span is not None else None
     found = await navigable_piece(ls, uri, params.position)
     if found is None:
         return None

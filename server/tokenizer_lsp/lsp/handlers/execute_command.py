@@ -21,6 +21,7 @@ COMMANDS = {
     "tokenizer-lsp.stats": "stats",
     "tokenizer-lsp.diff": "diff",
     "tokenizer-lsp.decodedVocabulary": "decoded_vocabulary",
+    "tokenizer-lsp.convertMerges": "convert_merges",
 }
 
 OPTIONS = types.ExecuteCommandOptions(commands=list(COMMANDS))

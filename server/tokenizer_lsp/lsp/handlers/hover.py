@@ -6,7 +6,10 @@ import re
 
 from lsprotocol import types
 
+from ...core.model_folder.folder import facts_of_index
+from ...core.model_folder.navigate import describe, named_by, token_piece
 from ...core.pieces import piece_at
+from ..paired import config_context
 from ..render.hover import hover_markdown
 from .lsp_types import lsp_range
 
@@ -17,6 +20,11 @@ def _plain(markdown: str) -> str:
 
 
 async def handle(ls, params: types.HoverParams) -> types.Hover | None:
+    config = await config_context(ls, params.text_document.uri, params.position)
+    if config is not None:  # a model config file's token or id: the tokenizer's token
+        snap, item, (_, tokenizer) = config
+        rng, text = snap.range_of(item.start, item.end), config_hover(item, tokenizer.index)
+        return _hover(ls, text, rng) if rng is not None else None
     snap = await ls.session.first_snapshot(params.text_document.uri)
     if snap is None:
         return None
@@ -25,7 +33,17 @@ async def handle(ls, params: types.HoverParams) -> types.Hover | None:
     rng = snap.range_of(piece.start, piece.end) if piece is not None else None
     if rng is None:
         return None
-    text = hover_markdown(snap.index, piece)
+    return _hover(ls, hover_markdown(snap.index, piece), rng)
+
+
+def config_hover(item, tokenizer) -> str:
+    facts = facts_of_index(tokenizer)
+    token = named_by(item, facts)
+    piece = token_piece(tokenizer, token, item.start, item.end) if token is not None else None
+    return describe(item, facts) + (f"\n\n{hover_markdown(tokenizer, piece)}" if piece is not None else "")
+
+
+def _hover(ls, text: str, rng) -> types.Hover:
     if ls.session.capabilities.hover_markdown:
         contents = types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
     else:

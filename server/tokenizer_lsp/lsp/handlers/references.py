@@ -7,24 +7,44 @@ from __future__ import annotations
 import orjson
 from lsprotocol import types
 
+from ...core.model_folder.folder import facts_of_index
+from ...core.model_folder.navigate import config_occurrences, named_by
 from ...core.navigate import references
-from ..paired import paired
+from ..paired import config_context, config_snapshots, paired
 from .lsp_types import JsonResult, navigable_piece
 
 
 async def handle(ls, params: types.ReferenceParams) -> JsonResult | None:
     uri = params.text_document.uri
+    decl = bool(params.context and params.context.include_declaration)
+    config = await config_context(ls, uri, params.position)
+    if config is not None:  # a config token: the tokenizer's references, then the config files'
+        _, item, (tokenizer_uri, tokenizer) = config
+        token = named_by(item, facts_of_index(tokenizer.index))
+        if token is None:
+            return None
+        out = _locations(tokenizer_uri, tokenizer, references(tokenizer.index, token, decl))
+        out += await _in_configs(ls, tokenizer.index, token)
+        return JsonResult(orjson.Fragment(b"[" + b",".join(out) + b"]"))
     found = await navigable_piece(ls, uri, params.position)
     if found is None:
         return None
     snap, piece = found
-    decl = bool(params.context and params.context.include_declaration)
     doc = ls.session.documents.get(uri)
     out = _locations(uri, snap, references(snap.index, piece.token, decl))
     other = await paired(ls, snap, doc.path if doc else None)
     if other is not None:
         out += _locations(other[0], other[1], references(other[1].index, piece.token, decl))
+    out += await _in_configs(ls, snap.index, piece.token)
     return JsonResult(orjson.Fragment(b"[" + b",".join(out) + b"]"))
+
+
+async def _in_configs(ls, tokenizer, token: str) -> list[bytes]:
+    """The literals naming the token (or its id) in the model config files beside it."""
+    out = []
+    for uri, snap in await config_snapshots(ls, tokenizer.path):
+        out += _locations(uri, snap, config_occurrences(snap.index, token, tokenizer.id_of(token)))
+    return out
 
 
 _LOCATION = b'{"uri":%s,"range":{"start":{"line":%d,"character":%d},"end":{"line":%d,"character":%d}}}'

@@ -1,0 +1,69 @@
+"""`stats PATH...`: the summary of each tokenizer file (text, or a JSON array)."""
+
+from __future__ import annotations
+
+import sys
+
+import orjson
+
+from ..core.behaviour.stats import render, summarize
+from ..core.files import index_file
+from .common import err as _err
+
+
+def add_arguments(c) -> None:
+    c.add_argument("paths", nargs="+", metavar="PATH")
+    c.add_argument("--format", choices=("text", "json"), default="text")
+    c.add_argument("--no-unreachable", action="store_true",
+                   help="skip loading the tokenizer to count the tokens it can never produce")
+
+
+def run(args) -> int:
+    status = 0
+    results = []
+    for path in args.paths:
+        try:
+            idx = index_file(path)
+        except OSError as e:
+            _err(f"{path}: cannot read: {e.strerror or e}")
+            status = 2
+            continue
+        if not idx.is_tokenizer:
+            _err(f"{path}: {idx.not_tokenizer_reason}")
+            status = 2
+            continue
+        if idx.syntax_error is not None:
+            f = idx.syntax_error
+            line, col = idx.lines.position(f.start, "utf-32")
+            _err(f"{path}:{line + 1}:{col + 1}: {f.code}: {f.message}")
+            status = 2
+            continue
+        if idx.vocab is None:  # a model folder's config file
+            _err(f"{path}: not a tokenizer file ({idx.format}): stats summarises tokenizer.json, vocab.json, "
+                 "merges and .tiktoken files")
+            status = 2
+            continue
+        unreachable = None if args.no_unreachable else _unreachable(path)
+        results.append((path, summarize(idx, unreachable)))
+    if args.format == "json":
+        sys.stdout.write(orjson.dumps([{"path": p, **s} for p, s in results], option=orjson.OPT_INDENT_2).decode()
+                         + "\n")
+    else:
+        sys.stdout.write("\n\n".join(render(s, p) for p, s in results) + ("\n" if results else ""))
+    return status
+
+
+def _unreachable(path: str) -> int | None:
+    """How many vocab tokens the tokenizer never produces (None: it cannot be told here:
+    the file does not load, its tiktoken pattern is unknown, or the model is not BPE)."""
+    try:
+        from ..core.behaviour.load import load_tokenizer_file
+        from ..core.behaviour.loaded import LoadError
+        from ..core.behaviour.reachability import unreachable_tokens
+    except ImportError:
+        return None
+    try:
+        return len(unreachable_tokens(load_tokenizer_file(path)))
+    except (LoadError, OSError, ValueError, NotImplementedError) as e:
+        _err(f"{path}: unreachable tokens not counted: {e}")
+        return None

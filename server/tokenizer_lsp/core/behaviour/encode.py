@@ -1,0 +1,150 @@
+"""Encode text with a loaded tokenizer: ids exactly as its engine gives them, and for each
+token its stored form, bytes, decoded text and the span of the input it covers.
+
+Lone surrogates: a Python str may hold them (a JSON `\\ud800`, argv bytes that are not
+UTF-8), but they have no UTF-8 form. tiktoken's own `encode_ordinary` then re-encodes the
+text as `text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")`: each lone
+surrogate becomes U+FFFD (and a split surrogate pair is joined). HF tokenizers refuses such
+text outright (TypeError: TextInputSequence must be str), so there is nothing else to
+mirror: both engines get tiktoken's replacement, and offsets are mapped back to the text
+as given. NUL and other control characters need nothing: both engines take them as they
+are.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from bisect import bisect_right
+
+from ..decoding.display import hex_head, visible_text
+from ..decoding.tokens import decode_token
+from ..decoding.utf8 import Utf8Kind, classify
+from .loaded import LoadedTokenizer, TokenDecoding
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encode(loaded: LoadedTokenizer, text: str, special: bool = False) -> dict:
+    """{"ids": [...], "tokens": [{"id", "token", "bytes", "text", "start", "end"}]}: ids equal
+    to `Tokenizer.encode(text, add_special_tokens=special).ids`, or tiktoken's
+    `encode_ordinary(text)` (which has no special tokens to add)."""
+    clean, back = encodable(text)
+    if loaded.kind == "tiktoken":
+        ids, rows = _tiktoken_rows(loaded, clean)
+    else:
+        ids, rows = _tokenizers_rows(loaded, clean, special)
+    if back is not None:
+        for row in rows:
+            row["start"], row["end"] = back[row["start"]], back[row["end"]]
+    return {"ids": ids, "tokens": rows}
+
+
+def encodable(text: str) -> tuple[str, list[int] | None]:
+    """The text the engines can take (lone surrogates replaced as tiktoken does), and when
+    that changed its length (a split surrogate pair joined), the original offset of every
+    code point of it and of its end."""
+    if _SURROGATE.search(text) is None:
+        return text, None
+    clean = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if len(clean) == len(text):
+        return clean, None
+    back, i = [], 0
+    while i < len(text):
+        back.append(i)
+        pair = "\ud800" <= text[i] <= "\udbff" and i + 1 < len(text) and "\udc00" <= text[i + 1] <= "\udfff"
+        i += 2 if pair else 1
+    back.append(len(text))
+    return clean, back
+
+
+def _tokenizers_rows(loaded: LoadedTokenizer, text: str, special: bool) -> tuple[list[int], list[dict]]:
+    enc = loaded.engine.encode(text, add_special_tokens=special)
+    decoding = loaded.decoding
+    if decoding is None:
+        from .load import token_decoding
+
+        decoding = token_decoding(loaded.engine)
+    ids = list(enc.ids)
+    rows = []
+    prev_start = prev_end = 0
+    n = len(text)
+    for tid, token, (start, end) in zip(ids, enc.tokens, enc.offsets):
+        # tokens the post-processor adds (BOS/EOS) cover nothing: (0, 0) even at the end;
+        # keep them where they stand so offsets never go back
+        if start == end:
+            start = end = min(max(prev_end, start), n)
+        else:
+            start, end = min(max(start, prev_start), n), min(end, n)
+            end = max(end, start)
+        prev_start, prev_end = start, max(prev_end, end)
+        data = _token_bytes(token, tid, decoding)
+        rows.append(_row(tid, token, data, start, end))
+    return ids, rows
+
+
+def _token_bytes(token: str, tid: int, decoding: TokenDecoding) -> bytes:
+    if tid in decoding.added_only:
+        return token.encode("utf-8", "surrogatepass")
+    return decode_token(token, decoding.scheme, False, decoding.subword_prefix, decoding.word_suffix).data
+
+
+def _tiktoken_rows(loaded: LoadedTokenizer, text: str) -> tuple[list[int], list[dict]]:
+    enc = loaded.engine
+    ids = enc.encode_ordinary(text)
+    pieces = enc.decode_tokens_bytes(ids)
+    char_at = _char_index(text)
+    rows = []
+    pos = 0  # byte offset into the text's UTF-8 (the pieces concatenate to exactly it)
+    for tid, data in zip(ids, pieces):
+        start = char_at(pos)
+        end = char_at(pos + len(data) - 1) + 1 if data else start
+        pos += len(data)
+        rows.append(_row(tid, base64.b64encode(data).decode("ascii"), data, start, end))
+    return ids, rows
+
+
+def _char_index(text: str):
+    """byte offset in text's UTF-8 -> index of the code point that byte belongs to."""
+    if text.isascii():
+        return lambda b: min(b, len(text))
+    starts, b = [], 0
+    for ch in text:
+        starts.append(b)
+        o = ord(ch)
+        b += 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
+    return lambda at: bisect_right(starts, at) - 1 if at < b else len(text)
+
+
+def _row(tid: int, token: str, data: bytes, start: int, end: int) -> dict:
+    kind = classify(data)
+    return {
+        "id": tid,
+        "token": token,
+        "bytes": data.hex(),
+        "text": data.decode("utf-8") if kind is Utf8Kind.VALID else None,
+        "start": start,
+        "end": end,
+    }
+
+
+# ---- for people ------------------------------------------------------------------------------
+
+def render_text(result: dict, text: str) -> str:
+    """One line per token (id, decoded text with invisibles escaped, stored form, bytes, the
+    span of the input), a header line and a footer line."""
+    import orjson
+
+    lines = [f"{'id':>8}  {'text':<18} {'token':<22} {'bytes':<24} chars"]
+    for t in result["tokens"]:
+        data = bytes.fromhex(t["bytes"])
+        try:
+            stored = orjson.dumps(t["token"]).decode()
+        except TypeError:  # a lone surrogate in a stored form
+            stored = repr(t["token"])
+        lines.append(f"{t['id']:>8}  {visible_text(data):<18} {stored:<22} {hex_head(data, 8):<24} "
+                     f"{t['start']}-{t['end']}")
+    n = len(result["ids"])
+    lines.append(f"{n} token{'s' if n != 1 else ''} for {len(text)} character{'s' if len(text) != 1 else ''}")
+    return "\n".join(lines)
+

@@ -1,0 +1,110 @@
+"""Unreachable tokens (reachability.py) as findings on a document's index.
+
+Shared by `check` and the server. The entries name tokens by id, and each is placed
+through the index's own lookups (id -> token -> its vocab entry), so a set computed for
+one version of a document can be shown on a newer index of it until it is recomputed.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from ..checks import _q
+from ..decoding.display import escape
+from ..index import DocumentIndex
+from ..model import Finding
+
+CODE = "unreachable-token"
+_MAX_PIECES_SHOWN = 12
+
+
+def unreachable_findings(idx: DocumentIndex, entries: list[dict]) -> list[Finding]:
+    """One finding per entry on its vocab entry in `idx` (the key literal; a tiktoken
+    rank's base64 field), in file order. Needs the index's lookups (prepare_lookups).
+    An entry is found by its token (a few microseconds), else by its id (an edit renamed
+    it: the id table is built then); one whose id has no vocab entry here is left out."""
+    if not entries or idx.vocab is None or not idx.lookups_ready:
+        return []
+    tokens = idx.vocab.tokens
+    rank_word = "rank" if idx.format == "tiktoken" else "id"
+    out = []
+    for e in entries:
+        token = e["token"]
+        if tokens.get(token) != e["id"]:  # edited since it was computed: the id's entry now
+            token = idx.token_of_id(e["id"])
+            if token is None or token not in tokens:
+                continue
+        span = idx.span_of_token(token)
+        if span is None:
+            continue
+        out.append(Finding(CODE, span[0], span[1], message(e, token, rank_word)))
+    out.sort(key=lambda f: f.start)
+    return out
+
+
+def with_unreachable(findings: list[Finding], extra: list[Finding]) -> list[Finding]:
+    """The index's findings with the unreachable ones added, all in file order (sorted
+    merge: both lists are already in order)."""
+    if not extra:
+        return findings
+    import heapq
+
+    return list(heapq.merge(findings, extra, key=lambda f: f.start))
+
+
+def message(entry: dict, token: str | None = None, rank_word: str = "id") -> str:
+    """"`ÃªÌģ` (ê + U+0301, id 123) is never produced: its text encodes to → `ế` (26068);
+    the normalizer rewrites it (to `ế`)"."""
+    token = entry["token"] if token is None else token
+    pieces = entry["pieces"]
+    shown = " + ".join(_piece(p) for p in pieces[:_MAX_PIECES_SHOWN])
+    if len(pieces) > _MAX_PIECES_SHOWN:
+        shown += f" + … ({len(pieces)} pieces)"
+    text = _spelled(entry.get("text") or "")
+    what = f"{_q(token)} ({text}, {rank_word} {entry['id']})" if text != token else f"{_q(token)} ({rank_word} {entry['id']})"
+    reason = entry.get("reason")
+    return f"{what} is never produced: its text encodes to → {shown or 'nothing'}" + (f"; {reason}" if reason else "")
+
+
+def _piece(p: dict) -> str:
+    text = p.get("text")
+    if text is None:  # bytes that are not UTF-8 alone: the id says it
+        return f"id {p['id']}"
+    return f"`{escape(text, visible_space=True, backtick=True)}` ({p['id']})"
+
+
+def _spelled(text: str) -> str:
+    """Decoded text for a message: whitespace visible; in text that NFC would rewrite,
+    combining marks spelled out (`ê + U+0301`): they are why it looks like another token."""
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return escape(text, visible_space=True)
+    out: list[str] = []
+    after_mark = False
+    for c in text:
+        mark = bool(unicodedata.combining(c))
+        if mark:
+            out.append(f" + U+{ord(c):04X}")
+        else:
+            out.append((" + " if after_mark else "") + escape(c, visible_space=True))
+        after_mark = mark
+    return "".join(out).removeprefix(" + ")
+
+
+def file_unreachable_findings(idx: DocumentIndex, path: str) -> list[Finding]:
+    """The unreachable-token findings of a file on disk (the command line): its engine
+    loaded in this process, its pair beside it. A file that does not load gets none (its
+    other findings say why); a merges file gets none (they are on its vocab.json)."""
+    from .load import load_tokenizer_file
+    from .loaded import LoadError
+    from .reachability import unreachable_tokens
+
+    if idx.format not in ("tokenizer.json", "vocab.json", "tiktoken") or idx.syntax_error is not None:
+        return []
+    try:
+        entries = unreachable_tokens(load_tokenizer_file(path))
+    except (LoadError, OSError):
+        return []
+    if not entries:
+        return []
+    idx.prepare_lookups()
+    return unreachable_findings(idx, entries)

@@ -1,0 +1,49 @@
+"""What the config checks and hovers need to know about the tokenizer beside a config file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+
+from ..decoding.display import visible_text
+from ..model import Vocabulary
+
+
+class TokenizerFacts:
+    """Ids of tokens and tokens of ids, as `tokenizers` loads them: a token's vocab id wins
+    over its added_tokens id; an added token outside the vocab has its added id."""
+
+    def __init__(self, vocab: Vocabulary, name: str, token_of_id: Callable[[int], str | None] | None = None) -> None:
+        self.vocab = vocab
+        self.name = name  # the tokenizer file's name, as messages say it
+        self._token_of_id = token_of_id  # an index's own id table, when there is one
+
+    def id_of(self, token: str) -> int | None:
+        return self.vocab.id_of(token)
+
+    def token_of(self, tid: int) -> str | None:
+        if self._token_of_id is not None:
+            return self._token_of_id(tid)
+        return self._by_id.get(tid)
+
+    @cached_property
+    def _by_id(self) -> dict[int, str]:
+        out = {tid: token for token, tid in self.vocab.added.items()}
+        out.update((tid, token) for token, tid in self.vocab.tokens.items())
+        return out
+
+    @cached_property
+    def highest_id(self) -> int | None:
+        tokens = self.vocab.tokens
+        ids = tokens.ids() if hasattr(tokens, "ids") else tokens.values()
+        top = max(ids, default=None)
+        added = max(self.vocab.added.values(), default=None)
+        return max((i for i in (top, added) if i is not None), default=None)
+
+    def in_vocab(self, token: str) -> bool:
+        return token in self.vocab.tokens
+
+    def shown(self, token: str) -> str:
+        """A token as a person reads it (decoded; added tokens as written)."""
+        d = self.vocab.decode(token, in_vocab=token in self.vocab.tokens)
+        return visible_text(d.data)

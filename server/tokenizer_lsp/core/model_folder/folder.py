@@ -1,0 +1,211 @@
+"""The files of a model folder: which tokenizer a config file belongs to, the config files
+beside a tokenizer, and a config file's index (its findings against that tokenizer)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import orjson
+
+from .. import detect
+from ..formats.json_doc import JsonDocument
+from ..formats.json_errors import _locate
+from ..formats.json_parse import parse_deferring_merges
+from ..index import DocumentIndex
+from ..model import Vocabulary
+from .checks import config_findings
+from .config_doc import CONFIG_NAMES, ConfigDocument, is_config_name
+from .facts import TokenizerFacts
+
+# the tokenizer a folder's config files describe: its tokenizer.json, else a GPT-2 vocabulary
+TOKENIZER_NAMES = tuple(detect.RULES["modelTokenizerNames"])
+NO_TOKENIZER = "not a tokenizer file (a model config file with no tokenizer.json or vocab.json beside it)"
+
+
+@dataclass
+class Folder:
+    """What a config file is checked against: the tokenizer and the other config files."""
+
+    facts: TokenizerFacts
+    configs: dict[str, ConfigDocument] = field(default_factory=dict)  # by file name
+
+
+def tokenizer_beside(path: str) -> str | None:
+    folder = os.path.dirname(os.path.abspath(path))
+    for name in TOKENIZER_NAMES:
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def configs_beside(path: str) -> list[str]:
+    """The config files in the folder of `path` (a tokenizer file), in CONFIG_NAMES order."""
+    folder = os.path.dirname(path)  # as the user wrote it: check prints these paths
+    return [p for p in (os.path.join(folder, n) for n in CONFIG_NAMES) if os.path.isfile(p)]
+
+
+def owns_configs(path: str) -> bool:
+    """Whether the config files beside `path` describe this tokenizer file (a folder with
+    both a tokenizer.json and a vocab.json: the tokenizer.json)."""
+    found = tokenizer_beside(path)
+    return found is not None and os.path.abspath(found) == os.path.abspath(path)
+
+
+def facts_of_index(idx: DocumentIndex) -> TokenizerFacts | None:
+    if idx.vocab is None:
+        return None
+    return TokenizerFacts(idx.vocab, os.path.basename(idx.path or "tokenizer.json"), idx.token_of_id)
+
+
+def load_tokenizer_vocab(data: bytes, path: str) -> Vocabulary | None:
+    """The vocabulary and added tokens of a tokenizer.json or vocab.json text, without
+    checks or merges (a large file's merges are left unparsed)."""
+    try:
+        obj, merges_span = parse_deferring_merges(data)
+    except orjson.JSONDecodeError:
+        return None
+    if detect.is_tokenizer_json(obj):
+        try:
+            return JsonDocument(data, obj, "tokenizer.json", merges_span).vocab
+        except (AttributeError, KeyError, TypeError, ValueError):  # a shape the checks report
+            return None
+    if detect.is_vocab_json(obj):
+        return JsonDocument(data, obj, "vocab.json").vocab
+    return None
+
+
+_loaded: dict[str, tuple[tuple[int, int], TokenizerFacts | None]] = {}
+
+
+def facts_from_disk(path: str) -> TokenizerFacts | None:
+    """The tokenizer file at `path` read for its tokens, kept while the file is unchanged
+    (one entry: the folder being worked on)."""
+    try:
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size)
+        cached = _loaded.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    vocab = load_tokenizer_vocab(data, path)
+    facts = TokenizerFacts(vocab, os.path.basename(path)) if vocab is not None else None
+    _loaded.clear()
+    _loaded[path] = (stamp, facts)
+    return facts
+
+
+def read_config(path: str, text: bytes | None = None) -> ConfigDocument | None:
+    """A config file parsed (None when it is not JSON or unreadable)."""
+    try:
+        if text is None:
+            with open(path, "rb") as f:
+                text = f.read()
+        return ConfigDocument(text, path)
+    except (OSError, orjson.JSONDecodeError):
+        return None
+
+
+def load_folder(config_path: str, facts: TokenizerFacts | None = None,
+                open_text: Callable[[str], bytes | None] | None = None) -> Folder | None:
+    """The folder a config file is checked in: the tokenizer beside it (`facts`, else read
+    from disk) and the other config files (the editor's text when `open_text` has it)."""
+    if facts is None:
+        tokenizer = tokenizer_beside(config_path)
+        facts = facts_from_disk(tokenizer) if tokenizer is not None else None
+        if facts is None:
+            return None
+    here = os.path.basename(config_path).lower()
+    configs = {}
+    for other in configs_beside(config_path):
+        name = os.path.basename(other).lower()
+        if name != here:
+            doc = read_config(other, open_text(other) if open_text is not None else None)
+            if doc is not None:
+                configs[name] = doc
+    return Folder(facts, configs)
+
+
+def build_config_index(data: bytes, path: str | None, folder: Folder | None) -> DocumentIndex:
+    """A config file's index: its findings against the folder's tokenizer; with no
+    tokenizer beside it, not a file this tool reports on."""
+    if folder is None or not is_config_name(path):
+        return DocumentIndex(data, path, not_tokenizer_reason=NO_TOKENIZER)
+    try:
+        doc = _parsed(data, path)
+    except orjson.JSONDecodeError as err:
+        error, _ = _locate(data, err)
+        return DocumentIndex(data, path, "config", None, [error], syntax_error=error)
+    findings = config_findings(doc, folder.configs, folder.facts) if isinstance(doc.obj, dict) else []
+    return DocumentIndex(data, path, "config", doc, findings)
+
+
+_last_parsed: dict[str, ConfigDocument] = {}
+
+
+def _parsed(data: bytes, path: str) -> ConfigDocument:
+    """The config text parsed, reusing the last parse of the same text: every edit of the
+    tokenizer re-checks the open config files, whose text did not change."""
+    last = _last_parsed.get(path)
+    if last is not None and (last.data is data or last.data == data):
+        return last
+    doc = ConfigDocument(data, path)
+    doc.build_tables()
+    if len(_last_parsed) > 16:
+        _last_parsed.clear()
+    _last_parsed[path] = doc
+    return doc
+
+
+def config_files_checked(tokenizer_idx: DocumentIndex, path: str, checked: set[str]) -> list[tuple[str, DocumentIndex]]:
+    """(path, index) of each config file beside a tokenizer file (read from disk), checked
+    against it: what `check tokenizer.json` adds. `checked` holds the absolute paths of
+    the config files reported so far (none twice), and of `path` itself."""
+    checked.add(os.path.abspath(path))
+    if is_config_name(path) or not owns_configs(path):
+        return []
+    facts = facts_of_index(tokenizer_idx)
+    if facts is None:
+        return []
+    out = []
+    for config in configs_beside(path):
+        if os.path.abspath(config) in checked:
+            continue
+        checked.add(os.path.abspath(config))
+        try:
+            with open(config, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        out.append((config, build_config_index(data, config, load_folder(config, facts))))
+    return out
+
+
+def tokenizer_paths(paths: list[str]) -> tuple[list[str], list[str]]:
+    """The paths to check, a folder replaced by its tokenizer files; and the folders
+    that hold none."""
+    out, empty = [], []
+    for path in paths:
+        if os.path.isdir(path):
+            found = tokenizer_files_in(path)
+            out.extend(found)
+            if not found:
+                empty.append(path)
+        else:
+            out.append(path)
+    return out, empty
+
+
+def tokenizer_files_in(folder: str) -> list[str]:
+    """The tokenizer files of a folder (by name), in name order: what `check DIR` checks."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names
+            if not is_config_name(n) and detect.name_kind(n) is not None and os.path.isfile(os.path.join(folder, n))]

@@ -1,0 +1,140 @@
+"""The engine helper process: `python -m tokenizer_lsp.engine.worker`.
+
+Reads framed requests on stdin and answers each on stdout (see engine/__init__.py), one
+at a time. Requests are dicts with an "op":
+
+- {"op": "ping"} -> {"result": {"pid": ...}}
+- {"op": "load", "key", "data", "path", "companion", "companion_path", "pattern"}
+- {"op": "encode", "key", "text", "special", [the load fields]}
+- {"op": "unreachable", "key", [the load fields]}
+
+A request without "data" for a key this process does not hold gets {"missing": true} (the
+client then sends the text: a 30 MB file crosses the pipe once per version). Answers are
+{"result": ...}, {"load_error": message} (the file cannot be loaded: the user's problem)
+or {"error": message} (a bug: the process lives on). The last two tokenizers loaded are
+kept by key. It exits at EOF on stdin (the server is gone) and after TOKENIZER_LSP_ENGINE_IDLE_S
+seconds (default 60) without a request, which gives the memory back.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import time
+import traceback
+from collections import OrderedDict
+
+from . import Closed, idle_seconds, read_frame, write_frame
+
+KEEP = 2  # tokenizers kept loaded (each can be several hundred MB)
+log = logging.getLogger("tokenizer_lsp.engine")
+
+
+class Worker:
+    def __init__(self) -> None:
+        self.loaded: OrderedDict = OrderedDict()  # key -> LoadedTokenizer | LoadError
+
+    def handle(self, request: dict) -> dict:
+        op = request.get("op")
+        if op == "ping":
+            return {"result": {"pid": os.getpid()}}
+        if op not in ("load", "encode", "unreachable"):
+            return {"error": f"unknown op {op!r}"}
+        from ..core.behaviour.loaded import LoadError
+
+        loaded = self._loaded(request)
+        if loaded is None:
+            return {"missing": True}
+        if isinstance(loaded, LoadError):
+            return {"load_error": str(loaded)}
+        if op == "load":
+            return {"result": {"kind": loaded.kind, "source": loaded.source}}
+        if op == "encode":
+            from ..core.behaviour.encode import encode
+
+            return {"result": encode(loaded, request["text"], bool(request.get("special")))}
+        # imported when first asked for: the module is another part's work
+        from ..core.behaviour.reachability import unreachable_tokens
+
+        return {"result": unreachable_tokens(loaded)}
+
+    def _loaded(self, request: dict):
+        key = request.get("key")
+        if key in self.loaded and "data" not in request:
+            self.loaded.move_to_end(key)
+            return self.loaded[key]
+        if "data" not in request:
+            return None
+        from ..core.behaviour.load import load_tokenizer
+        from ..core.behaviour.loaded import LoadError
+
+        self.loaded.pop(key, None)
+        while len(self.loaded) >= KEEP:  # drop the oldest before loading: never three at once
+            self.loaded.popitem(last=False)
+        try:
+            value = load_tokenizer(request["data"], request.get("path"), request.get("companion"),
+                                   request.get("pattern"), companion_path=request.get("companion_path"))
+        except LoadError as e:
+            value = e
+        self.loaded[key] = value
+        return value
+
+
+def main() -> int:
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                        format="%(asctime)s %(levelname)s tokenizer-lsp engine: %(message)s")
+    # answers go to the original stdout; anything a library prints goes to stderr instead
+    out = os.dup(1)
+    os.dup2(2, 1)
+    inp = sys.stdin.fileno()
+    idle = Idle(idle_seconds())
+    worker = Worker()
+    while True:
+        try:
+            request = read_frame(inp, idle.start)
+        except Closed:
+            return 0  # the server is gone
+        try:
+            reply = worker.handle(request if isinstance(request, dict) else {})
+        except Exception as e:  # noqa: BLE001 (logged: one bad request never ends the process)
+            log.error("request %s failed:\n%s", request.get("op") if isinstance(request, dict) else "?",
+                      traceback.format_exc())
+            reply = {"error": f"{type(e).__name__}: {e}"}
+        del request
+        try:
+            write_frame(out, reply)
+        except BrokenPipeError:
+            return 0
+        idle.done()
+
+
+class Idle:
+    """Ends the process after `seconds` without a request. A watchdog thread rather than a
+    select() timeout: pipes cannot be selected on Windows."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.busy = False
+        self.since = time.monotonic()
+        threading.Thread(target=self._watch, name="idle", daemon=True).start()
+
+    def start(self) -> None:
+        self.busy = True
+
+    def done(self) -> None:
+        self.since = time.monotonic()
+        self.busy = False
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(max(0.05, min(1.0, self.seconds / 4)))
+            if not self.busy and time.monotonic() - self.since > self.seconds:
+                log.info("idle for %.0f s: exiting", self.seconds)
+                logging.shutdown()
+                os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+"""The server's side of the engine helper process (engine/worker.py).
+
+One EngineClient per server (`ls.engine`). The worker starts on first use with the
+server's own interpreter, is started again when it died or left after being idle, and is
+spoken to from a thread of its own, so the event loop (hovers) never waits for it. A
+request that takes too long ends the worker and raises EngineError with what timed out.
+
+`key` names a document version, e.g. (uri, version): the worker keeps the last two
+tokenizers it loaded by key, and the text is sent only when the worker lacks it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import subprocess
+import sys
+import threading
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+
+from ..core.behaviour.load import companion_path_of
+from ..core.behaviour.loaded import LoadError
+from ..engine import Closed, read_frame, write_frame
+
+log = logging.getLogger("tokenizer_lsp")
+
+ENCODE_TIMEOUT_S = 120.0  # includes loading a large file into a fresh worker
+UNREACHABLE_TIMEOUT_S = 600.0
+
+
+class EngineError(Exception):
+    """The helper process failed (crashed, timed out): not the file's fault."""
+
+
+class EngineClient:
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen | None = None
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
+        self._held: list = []  # keys the running worker is believed to hold (it says when not)
+        self.starts = 0  # how many workers were started (tests, logs)
+
+    # ---- the API ----------------------------------------------------------------------------
+
+    async def encode(self, key, data: bytes, path: str | None, companion: bytes | None, text: str,
+                     special: bool = False, companion_path: str | None = None, pattern: str | None = None) -> dict:
+        """`core.behaviour.encode.encode` of text with the tokenizer in `data` (`pattern`: the
+        split regex of a .tiktoken file that is no known encoding); LoadError when the file
+        cannot be loaded, EngineError when the worker fails."""
+        return await self._call("encode", key, data, path, companion, ENCODE_TIMEOUT_S, companion_path,
+                                pattern=pattern, text=text, special=special)
+
+    async def unreachable(self, key, data: bytes, path: str | None, companion: bytes | None,
+                          companion_path: str | None = None) -> list:
+        """`core.behaviour.reachability.unreachable_tokens` of the tokenizer in `data`."""
+        return await self._call("unreachable", key, data, path, companion, UNREACHABLE_TIMEOUT_S, companion_path)
+
+    async def load_error(self, key, data: bytes, path: str | None, companion: bytes | None,
+                         companion_path: str | None = None) -> str | None:
+        """Why the tokenizer in `data` cannot be loaded, or None when it loads."""
+        try:
+            await self._call("load", key, data, path, companion, ENCODE_TIMEOUT_S, companion_path)
+        except LoadError as e:
+            return str(e)
+        return None
+
+    async def ping(self) -> int:
+        """The worker's process id (starting it if needed)."""
+        return (await self._call("ping", None, None, None, None, 30.0))["pid"]
+
+    @property
+    def pid(self) -> int | None:
+        proc = self._proc
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    def close(self) -> None:
+        self._stop()
+
+    # ---- one request at a time, in the engine thread -------------------------------------------
+
+    async def _call(self, op: str, key, data, path, companion, timeout: float, companion_path=None,
+                    pattern=None, **fields):
+        loop = asyncio.get_running_loop()
+        # the companion and pattern are part of what was loaded (a merges file's vocabulary may
+        # change alone)
+        wkey = (key, len(data) if data is not None else 0,
+                zlib.crc32(companion) if companion is not None else None, pattern)
+        load = {"data": data, "path": path, "companion": companion, "companion_path": companion_path,
+                "pattern": pattern}
+        return await loop.run_in_executor(self._thread, self._request, op, wkey, load, timeout, fields)
+
+    def _request(self, op: str, wkey, load: dict, timeout: float, fields: dict):
+        message = {"op": op, "key": wkey, **fields}
+        send_text = wkey not in self._held
+        for _attempt in range(3):
+            proc = self._running()
+            msg = {**message, **load} if send_text and op != "ping" else message
+            expired = threading.Event()
+
+            def expire(proc=proc, expired=expired) -> None:
+                expired.set()
+                proc.kill()  # the blocked read below then ends at EOF
+
+            timer = threading.Timer(timeout, expire)
+            timer.start()
+            try:
+                write_frame(proc.stdin.fileno(), msg)
+                reply = read_frame(proc.stdout.fileno())
+            except (BrokenPipeError, Closed, OSError):
+                self._stop()
+                if expired.is_set():
+                    raise EngineError(f"the tokenizer engine did not answer within {timeout:.0f} s ({op}); "
+                                      "it was stopped and starts again on the next request") from None
+                # it had just left (idle) or crashed: a fresh one gets the text again
+                log.info("engine worker %s gone; starting another", proc.pid)
+                send_text = True
+                continue
+            finally:
+                timer.cancel()
+            if reply.get("missing"):
+                send_text = True
+                continue
+            if op != "ping":
+                self._remember(wkey)
+            if "load_error" in reply:
+                raise LoadError(reply["load_error"])
+            if "error" in reply:
+                raise EngineError(f"the tokenizer engine failed: {reply['error']}")
+            return reply["result"]
+        raise EngineError(f"the tokenizer engine keeps failing ({op}); see the server log")
+
+    def _remember(self, wkey) -> None:
+        if wkey in self._held:
+            self._held.remove(wkey)
+        self._held.append(wkey)
+        del self._held[:-2]
+
+    def _running(self) -> subprocess.Popen:
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            return proc
+        self._stop()
+        env = dict(os.environ)
+        # the worker imports what the server imports, wherever that came from (a venv, a
+        # bundled library folder put on sys.path at start)
+        paths = [p for p in sys.path if p]
+        if env.get("PYTHONPATH"):
+            paths.append(env["PYTHONPATH"])
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "tokenizer_lsp.engine.worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=env,
+            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # Windows: no console flashes up
+        )
+        self._held = []
+        self.starts += 1
+        log.info("engine worker started (pid %s)", self._proc.pid)
+        return self._proc
+
+    def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        self._held = []
+        if proc is None:
+            return
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        if proc.poll() is None:
+            proc.kill()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+async def companion_bytes(session, data: bytes, path: str | None) -> tuple[str | None, bytes | None]:
+    """(path, text) of the file a vocab.json or merges file loads with (found beside it as
+    `check` and the CLI find it): the editor's text when it is open, else the file on disk."""
+    other = companion_path_of(data, path)
+    if other is None:
+        return None, None
+    text = session.open_text(other)
+    if text is not None:
+        return other, text
+
+    def read() -> bytes | None:
+        try:
+            with open(other, "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    return other, await asyncio.get_running_loop().run_in_executor(None, read)

@@ -1,0 +1,34 @@
+"""codeAction/resolve: the edit of a large rewrite (converting every merge), computed only
+when the client asks for it (clients that resolve `edit`; the others get it inline)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from lsprotocol import types
+
+from .code_action import current_snapshot, workspace_edit
+from .lsp_types import JsonResult
+
+log = logging.getLogger("tokenizer_lsp")
+
+
+async def handle(ls, params: types.CodeAction):
+    from ...core.fixes.convert_merges import CannotConvert, convert
+
+    action = ls.protocol._converter.unstructure(params)
+    data = params.data if isinstance(params.data, dict) else {}
+    uri, version = data.get("uri"), data.get("version")
+    found = await current_snapshot(ls, uri) if isinstance(uri, str) else None
+    if found is None or found[1] != version:
+        log.info("code action %r: the document changed since it was offered", params.title)
+        return JsonResult(action)  # no edit: nothing is applied to a text it was not made for
+    snap, _ = found
+    try:  # seconds on a 30 MB file: off the event loop
+        edit = await asyncio.to_thread(convert, snap.index, data)
+    except CannotConvert as err:
+        log.info("code action %r: %s", params.title, err)
+        return JsonResult(action)
+    action["edit"] = workspace_edit(ls, uri, version, snap, [edit])
+    return JsonResult(action)
