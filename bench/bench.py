@@ -968,6 +968,8 @@ def main() -> int:
     p.add_argument("--nav-symbols", type=int, default=NAV_SYMBOLS, help="workspace/symbol requests per query")
     p.add_argument("--out", default=None, help="JSON results (default bench/results/latest.json; soak.json with --soak-only, "
                    "navigation.json with --navigation-only)")
+    p.add_argument("--behaviour-only", action="store_true",
+                   help="run only the encode, unreachable-token, diff, model-folder and quick-fix benchmarks")
     p.add_argument("--log", action="store_true", help="print the server's log")
     args = p.parse_args()
     if args.soak_only and args.navigation_only:
@@ -978,7 +980,26 @@ def main() -> int:
     LOG = args.log
     if args.quick:
         args.rounds, args.hovers = 1, 50
-    return asyncio.run(main_async(args))
+    status = 0 if args.behaviour_only else asyncio.run(main_async(args))
+    if status == 0 and not (args.soak_only or args.navigation_only):
+        status = behaviour_benchmarks(args.quick)
+    return status
+
+
+# issues 15 and 16: each a script of its own that prints its table (and runs alone)
+BEHAVIOUR = ("encode_bench.py", "reachability_bench.py", "diff_bench.py", "folder_bench.py", "fixes_bench.py")
+
+
+def behaviour_benchmarks(quick: bool) -> int:
+    import subprocess
+
+    status = 0
+    for script in BEHAVIOUR:
+        print(f"\n== {script}{' --quick' if quick else ''}", flush=True)
+        done = subprocess.run([sys.executable, str(Path(__file__).parent / script), *(["--quick"] if quick else [])],
+                              check=False)
+        status = status or done.returncode
+    return status
 
 
 if __name__ == "__main__":

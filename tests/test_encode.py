@@ -330,6 +330,46 @@ def test_the_worker_survives_a_bad_request():
             proc.kill()
 
 
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][0] != "Z"  # a zombie is dead
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_worker_dies_with_its_server_even_when_its_stdin_stays_open():
+    """A server killed while the worker computes (its stdin's EOF is not read then) must not
+    leave the worker running: here a pipe held open by the test stands for that."""
+    import time
+
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(
+        [sys.executable, "-c",
+         "import subprocess, sys, time\n"
+         f"w = subprocess.Popen([sys.executable, '-m', 'tokenizer_lsp.engine.worker'], stdin={read_end}, "
+         "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+         "print(w.pid, flush=True)\n"
+         "time.sleep(120)\n"],
+        stdout=subprocess.PIPE, pass_fds=(read_end,))
+    try:
+        worker = int(server.stdout.readline())
+        time.sleep(1.0)  # the worker is up and waiting for a request that never comes
+        assert _alive(worker)
+        server.kill()
+        server.wait()
+        deadline = time.monotonic() + 10
+        while _alive(worker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(worker)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+        if server.poll() is None:
+            server.kill()
+
+
 # ---- over LSP -----------------------------------------------------------------------------------
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))

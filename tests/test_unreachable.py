@@ -260,7 +260,7 @@ def make_client(init_options=None, **caps):
         lsp_client.protocol.fm.features[types.WORKSPACE_INLAY_HINT_REFRESH] = lambda params: None
 
         c = capabilities(**caps)
-        if caps.get("pull"):
+        if caps.get("pull") and caps.get("refresh", True):
             c.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
         await lsp_client.initialize_session(types.InitializeParams(capabilities=c, initialization_options=init_options))
         yield
@@ -272,6 +272,8 @@ def make_client(init_options=None, **caps):
 client = make_client({"diagnostics": {"maxPerFile": 0}})
 off_client = make_client({"diagnostics": {"maxPerFile": 0, "severity": {"unreachable-token": "off"}}})
 pull_client = make_client({"diagnostics": {"maxPerFile": 0}}, pull=True)
+# pulls, but cannot be asked to pull again (Neovim 0.11)
+pull_only_client = make_client({"diagnostics": {"maxPerFile": 0}}, pull=True, refresh=False)
 
 
 async def until(predicate, what: str, timeout: float = 60.0):
@@ -375,6 +377,23 @@ async def test_pull_client_is_told_to_pull_again(pull_client: LanguageClient):
     report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri)))
     assert [d.code for d in report.items].count("unreachable-token") == 1
     assert client.publications == []  # pulled, never pushed
+
+
+async def test_pull_client_without_refresh_gets_the_set_pushed_alone(pull_only_client: LanguageClient):
+    """The pulled findings and the pushed set together hold every finding exactly once."""
+    client = pull_only_client
+    path = corpus_file("gpt2-openai/encoder.json")
+    uri = open_text(client, path, path.read_text(encoding="utf-8"))
+    await until(lambda: client.publications, "the unreachable set, pushed")
+    pushed = client.publications[-1]
+    assert pushed.uri == uri and [d.code for d in pushed.diagnostics] == ["unreachable-token"]
+    assert "50256" in pushed.diagnostics[0].message
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri)))
+    codes = [d.code for d in report.items]
+    assert "unreachable-token" not in codes and "utf8-fragment" in codes
+    assert client.refreshed == 0
+    # closing it publishes an empty set (seen on the raw wire; this pytest-lsp client does not
+    # record a publication that comes after its didClose)
 
 
 async def test_merges_edit_recomputes_the_vocab_json_beside_it(client: LanguageClient, tmp_path):

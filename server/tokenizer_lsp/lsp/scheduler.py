@@ -63,6 +63,8 @@ class Scheduler:
             timer.cancel()
         if doc.was_tokenizer and not self.session.capabilities.pull_diagnostics:
             self.publish(doc.uri, [])
+        elif doc.unreachable_shown is not None and self.unreachable.late_push():
+            self.publish(doc.uri, [])  # the unreachable set, pushed beside the pulled findings
         self.vocabulary_changed(doc.path)  # the merges beside it now read the file
 
     def vocabulary_changed(self, path: str | None) -> None:
@@ -162,6 +164,7 @@ class Scheduler:
         loop = asyncio.get_running_loop()
         base, edits = doc.index, doc.pending
         started = time.perf_counter()
+        self.unreachable.preload(doc, version, data)  # a first index: the engine loads meanwhile
         try:
             idx, diags, data, edits = await loop.run_in_executor(
                 self.indexer, self._build, data, queued, doc.path, doc.was_tokenizer, base, edits,

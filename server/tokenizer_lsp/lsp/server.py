@@ -132,7 +132,8 @@ def _log_failure(task: asyncio.Future) -> None:
 
 # handled by the protocol class above, not registered as features
 _SYNC = {types.TEXT_DOCUMENT_DID_OPEN, types.TEXT_DOCUMENT_DID_CHANGE, types.TEXT_DOCUMENT_DID_CLOSE,
-         types.WORKSPACE_DID_CHANGE_CONFIGURATION, types.WORKSPACE_DID_CHANGE_WATCHED_FILES, types.INITIALIZED}
+         types.WORKSPACE_DID_CHANGE_CONFIGURATION, types.WORKSPACE_DID_CHANGE_WATCHED_FILES, types.INITIALIZED,
+         types.WORKSPACE_EXECUTE_COMMAND}
 
 
 class TokenizerServer(LanguageServer):

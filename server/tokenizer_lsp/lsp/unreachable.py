@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 
 from ..core.behaviour.loaded import LoadError
@@ -32,7 +31,7 @@ from .session import DocumentState
 log = logging.getLogger("tokenizer_lsp")
 # the files whose vocab entries can hold the findings (a merges file's are on its vocab.json)
 COMPUTED_FOR = ("tokenizer.json", "vocab.json", "tiktoken")
-BACKGROUND_NICENESS = 10  # as the server's forked checking child (runtime/forked.py)
+PRELOADED_NAMES = ("tokenizer.json", "vocab.json", "encoder.json", ".tiktoken")  # by name, before parsing
 
 
 class _WithFindings:
@@ -50,7 +49,6 @@ class Unreachable:
         self.session = scheduler.session
 
     _warmed = False
-    _niced: int | None = None  # the helper process given a lower priority
 
     async def _warm(self) -> None:
         try:
@@ -61,18 +59,9 @@ class Unreachable:
             self._warmed = False
 
     async def _engine_started(self) -> None:
-        """Start the helper process if it is not running, and let the scheduler prefer the
-        server (hovers) and its niced navigation child over it: a second of BPE on two
-        rayon threads at the default priority starved both (navigation ready 8.3 s instead
-        of 2.3 s on qwen3, hover p99 24 ms). Linux sets the priority of the main thread,
-        and the rayon threads it starts later inherit it."""
-        pid = await self.scheduler.server.engine.ping()
-        if pid != self._niced and hasattr(os, "setpriority"):
-            try:
-                os.setpriority(os.PRIO_PROCESS, pid, BACKGROUND_NICENESS)
-            except OSError:
-                pass
-            self._niced = pid
+        """Start the helper process if it is not running (it lowers its own priority:
+        engine/worker.py)."""
+        await self.scheduler.server.engine.ping()
 
     def enabled(self) -> bool:
         return self.session.settings.level(CODE) != "off"
@@ -83,6 +72,30 @@ class Unreachable:
         """All of idx's diagnostics with the unreachable set placed on it (indexer thread)."""
         merged = with_unreachable(idx.findings, unreachable_findings(idx, entries))
         return diagnostics_for(_WithFindings(idx, merged), self.session.settings, self.session.encoding)
+
+    def _render_alone(self, idx: DocumentIndex, entries: list[dict], budget: int) -> list[dict]:
+        """Only the unreachable set's diagnostics, at most `budget` of them (late push)."""
+        found = unreachable_findings(idx, entries)
+        settings = self.session.settings
+        if settings.max_per_file:
+            found = found[:budget]
+        return diagnostics_for(_WithFindings(idx, found), settings, self.session.encoding)
+
+    def late_push(self) -> bool:
+        """A client that pulls but cannot be asked to pull again (Neovim 0.11 has no
+        workspace/diagnostic/refresh) would see the set only after the next edit: it gets
+        the set pushed, alone, beside the pulled findings (never the same finding twice)."""
+        caps = self.session.capabilities
+        return caps.pull_diagnostics and not caps.diagnostic_refresh
+
+    async def _push_alone(self, doc: DocumentState, idx: DocumentIndex, version: int) -> None:
+        loop = asyncio.get_running_loop()
+        budget = max(0, self.session.settings.max_per_file - len(doc.diagnostics))
+        diags = await loop.run_in_executor(self.scheduler.indexer, self._render_alone, idx,
+                                           doc.unreachable or [], budget) if doc.unreachable else []
+        if doc.indexed_version == version and self.session.documents.get(doc.uri) is doc:
+            doc.unreachable_shown = version if doc.unreachable else None
+            self.scheduler.publish(doc.uri, diags, version)
 
     def _showable(self, doc: DocumentState, idx: DocumentIndex | None) -> bool:
         return (bool(doc.unreachable) and self.enabled() and idx is not None and idx.is_tokenizer
@@ -98,6 +111,9 @@ class Unreachable:
             asyncio.ensure_future(self._warm())
         if not self._showable(doc, idx):
             return diags
+        if self.late_push():  # pushed alone, right after these are stored for the pull
+            asyncio.ensure_future(self._push_alone(doc, idx, version))
+            return diags
         loop = asyncio.get_running_loop()
         diags = await loop.run_in_executor(self.scheduler.indexer, self._render, idx, doc.unreachable)
         doc.unreachable_shown = version
@@ -111,6 +127,9 @@ class Unreachable:
             return
         if not doc.unreachable and doc.unreachable_shown is None:
             return  # nothing shown, nothing to show
+        if self.late_push():
+            await self._push_alone(doc, idx, version)
+            return
         loop = asyncio.get_running_loop()
         if doc.unreachable:
             diags = await loop.run_in_executor(self.scheduler.indexer, self._render, idx, doc.unreachable)
@@ -192,6 +211,24 @@ class Unreachable:
             log.exception("unreachable tokens of %s failed", doc.uri)
         finally:
             doc.reaching = False
+
+    def preload(self, doc: DocumentState, version: int, data: bytes) -> None:
+        """A tokenizer file just opened: the engine loads it while this process parses it,
+        so that the set can be computed as soon as the first publication is out. The engine
+        runs at a lower priority (engine/worker.py): it takes what CPU the parse leaves."""
+        name = (doc.path or "").replace("\\", "/").rsplit("/", 1)[-1]
+        if doc.index is not None or doc.unreachable is not None or not self.enabled() \
+                or not name.endswith(PRELOADED_NAMES):
+            return
+        asyncio.ensure_future(self._preload(doc, version, data))
+
+    async def _preload(self, doc: DocumentState, version: int, data: bytes) -> None:
+        try:
+            companion_path, companion = await companion_bytes(self.session, data, doc.path)
+            await self.scheduler.server.engine.load_error((doc.uri, version), data, doc.path, companion,
+                                                          companion_path)
+        except Exception as e:  # noqa: BLE001 (the computation that needs it says what failed)
+            log.info("engine preload of %s: %s", doc.uri, e)
 
     async def _compute(self, doc: DocumentState, version: int) -> list[dict] | None:
         idx = doc.index
