@@ -449,3 +449,25 @@ def test_text_rendering_is_one_line_per_token():
     assert len(lines) == len(result["ids"]) + 2
     assert not any(ch in line for line in lines for ch in "\r\u2028\x00")
     assert "\\u0000" in "".join(lines) and "\\r\\n" in "".join(lines)
+
+
+def test_frames_carry_large_bytes_beside_the_pickle_unchanged():
+    """A document's text travels out of band (never copied into the pickle): what arrives is
+    byte-equal, in place among the message's other fields, with small bytes in band."""
+    import threading
+
+    from tokenizer_lsp.engine import large, read_frame, write_frame
+
+    text = bytes(range(256)) * 4000  # 1 MB, every byte value
+    message = {"op": "load", "data": large(text), "companion": large(b"small"), "key": ("u", 3)}
+    read_end, write_end = os.pipe()
+    writer = threading.Thread(target=lambda: (write_frame(write_end, message), write_frame(write_end, {"op": "ping"})))
+    writer.start()
+    try:
+        got = read_frame(read_end)
+        assert got == {"op": "load", "data": text, "companion": b"small", "key": ("u", 3)}
+        assert read_frame(read_end) == {"op": "ping"}
+    finally:
+        writer.join()
+        os.close(read_end)
+        os.close(write_end)

@@ -144,6 +144,8 @@ class DocumentIndex:
         # one would keep this version's text alive, and a chain of them every version's
         out = DocumentIndex(new_data, self.path, self.format, doc, findings)
         out.parse_id = self.parse_id
+        if "_ordinal_of_id" in self.__dict__:  # ids are no literals: an edit inside one keeps them
+            out.__dict__["_ordinal_of_id"] = self.__dict__["_ordinal_of_id"]
         return out
 
     # ---- lookups ---------------------------------------------------------------------
@@ -179,9 +181,8 @@ class DocumentIndex:
             return None
         where = self._ordinal_of_id
         o = where[tid] if tid < len(where) else -1
-        if o >= 0:
-            tokens = v.tokens
-            return tokens.key_at(o) if isinstance(tokens, CompactTokens) else self._token_list[o]
+        if o >= 0:  # (an edited key: through its renamed table, never a list of every key)
+            return self.token_at_ordinal(o)
         for token, added_id in v.added.items():
             if added_id == tid:
                 return token
@@ -202,11 +203,13 @@ class DocumentIndex:
         return {t: o for o, t in enumerate(self.vocab.tokens)}
 
     @cached_property
-    def _ordinal_of_id(self) -> array:
+    def _ordinal_of_id(self) -> array | range:
         """id -> place of its key in the vocabulary's order (-1: none); built on first use."""
         tokens = self.vocab.tokens
         ids = tokens.ids() if isinstance(tokens, CompactTokens) else list(tokens.values())
         ids = [i if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 1 << 26 else -1 for i in ids]
+        if ids == list(range(len(ids))):
+            return range(len(ids))  # keys in id order (most files): no table in memory
         where = array("i", [-1]) * (max(ids, default=-1) + 1)
         for o, tid in enumerate(ids):
             if tid >= 0 and where[tid] < 0:

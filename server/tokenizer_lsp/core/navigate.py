@@ -84,6 +84,7 @@ def split_tree(root, split, max_depth: int = 6, max_nodes: int = 40) -> list[tup
             walk(part, depth + 1)
 
     walk(root, 0)
+    del walk  # a recursive closure is a reference cycle: it would keep `split` (and the index) for the gc
     return out
 
 

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..core.behaviour.load import companion_path_of
 from ..core.behaviour.loaded import LoadError
-from ..engine import Closed, read_frame, write_frame
+from ..engine import Closed, large, read_frame, write_frame
 
 log = logging.getLogger("tokenizer_lsp")
 
@@ -95,7 +95,7 @@ class EngineClient:
         send_text = wkey not in self._held
         for _attempt in range(3):
             proc = self._running()
-            msg = {**message, **load} if send_text and op != "ping" else message
+            msg = {**message, **{k: large(v) for k, v in load.items()}} if send_text and op != "ping" else message
             expired = threading.Event()
 
             def expire(proc=proc, expired=expired) -> None:

@@ -31,6 +31,7 @@ from .unreachable import Unreachable
 log = logging.getLogger("tokenizer_lsp")
 SETTLE_S = 1.0  # quiet time after an edit before navigation lookups are rebuilt
 FIRST_SETTLE_S = 0.2  # ... and after a document opens (hovers and hints come first)
+CONFIG_SETTLE_S = 0.5  # quiet time after a tokenizer edit before its folder's configs are re-checked
 
 
 class Scheduler:
@@ -46,6 +47,7 @@ class Scheduler:
         self.unreachable = Unreachable(self)  # unreachable-token, after the other findings
         self._config_texts: dict[str, bytes | None] = {}  # the config texts others were checked with
         self._closed_shown: dict[str, bool] = {}  # closed config files with findings published
+        self._config_timers: dict[str, asyncio.TimerHandle] = {}  # folder -> pending re-check
 
     # ---- entry points ------------------------------------------------------------------
 
@@ -88,6 +90,19 @@ class Scheduler:
             if text is not None and self._config_texts.get(path) is text:
                 return  # re-checked, not edited: the others stand (and no ping-pong)
             self._config_texts[path] = text
+        # every keystroke in a tokenizer.json lands here: checking the folder's configs against
+        # it each time cost 1 s per edit on qwen3 (the indexer thread busy meanwhile); once the
+        # edits settle is soon enough for files beside it
+        folder = os.path.dirname(os.path.abspath(path))
+        old = self._config_timers.pop(folder, None)
+        if old is not None:
+            old.cancel()
+        delay = 0 if is_config_name(path) else CONFIG_SETTLE_S
+        self._config_timers[folder] = asyncio.get_running_loop().call_later(
+            delay, self._recheck_configs, folder, path)
+
+    def _recheck_configs(self, folder: str, path: str) -> None:
+        self._config_timers.pop(folder, None)
         for doc in self.session.beside(path):
             if is_config_name(doc.path):
                 doc.pending = None
@@ -99,8 +114,8 @@ class Scheduler:
         """The config files beside an open tokenizer that are not open themselves are
         checked too, after its own diagnostics, and published on their own URIs."""
         try:
-            found = await asyncio.get_running_loop().run_in_executor(
-                self.indexer, closed_config_diagnostics, self.session, path)
+            found = await asyncio.get_running_loop().run_in_executor(  # never queued before an edit
+                None, closed_config_diagnostics, self.session, path)
         except Exception:  # a config file must not take the tokenizer's server down
             log.exception("checking the config files beside %s failed", path)
             return
