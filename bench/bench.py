@@ -970,6 +970,7 @@ def main() -> int:
                    "navigation.json with --navigation-only)")
     p.add_argument("--behaviour-only", action="store_true",
                    help="run only the encode, unreachable-token, diff, model-folder and quick-fix benchmarks")
+    p.add_argument("--no-behaviour", action="store_true", help="leave the behaviour benchmarks out")
     p.add_argument("--log", action="store_true", help="print the server's log")
     args = p.parse_args()
     if args.soak_only and args.navigation_only:
@@ -981,7 +982,7 @@ def main() -> int:
     if args.quick:
         args.rounds, args.hovers = 1, 50
     status = 0 if args.behaviour_only else asyncio.run(main_async(args))
-    if status == 0 and not (args.soak_only or args.navigation_only):
+    if status == 0 and not (args.soak_only or args.navigation_only or args.no_behaviour):
         status = behaviour_benchmarks(args.quick)
     return status
 

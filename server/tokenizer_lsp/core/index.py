@@ -188,6 +188,12 @@ class DocumentIndex:
                 return token
         return None
 
+    def ordinal_of_id(self, tid: int) -> int | None:
+        """Place in the vocabulary's order of the entry with this id (None: no entry)."""
+        where = self._ordinal_of_id
+        o = where[tid] if 0 <= tid < len(where) else -1
+        return o if o >= 0 else None
+
     def span_of_token(self, token: str) -> tuple[int, int] | None:
         """Byte span of the token's vocabulary entry (its key literal, or the base64 field
         of a rank), found through the literal table: no scan of the text."""
