@@ -11,10 +11,10 @@ from ..core.behaviour.reachability_findings import (
     file_unreachable_findings,
     with_unreachable,
 )
-from ..core.files import index_file, load_vocab_file
+from ..core.files import load_vocab_file
 from ..core.model import DEFAULT_SEVERITY, SEVERITIES
 from ..core.model_folder.folder import config_files_checked, tokenizer_paths
-from .common import err as _err
+from .common import err as _err, tokenizer_index
 
 
 def add_arguments(c) -> None:
@@ -53,14 +53,8 @@ def run(args) -> int:
     for path in paths:
         if os.path.abspath(path) in checked:
             continue
-        try:
-            idx = index_file(path, vocab_for(path))
-        except OSError as e:
-            _err(f"{path}: cannot read: {e.strerror or e}")
-            status = 2
-            continue
-        if not idx.is_tokenizer:
-            _err(f"{path}: {idx.not_tokenizer_reason}")
+        idx = tokenizer_index(path, vocab_for(path))
+        if idx is None:
             status = 2
             continue
         if overrides.get("unreachable-token") != "off":  # loads the engine: only when wanted

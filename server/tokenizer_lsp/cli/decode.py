@@ -8,8 +8,8 @@ import sys
 import orjson
 
 from ..core.decoded_listing import text_row
-from ..core.files import decoded_rows, index_file
-from .common import err as _err
+from ..core.files import decoded_rows
+from .common import err as _err, syntax_error_line, tokenizer_index
 
 
 def add_arguments(d) -> None:
@@ -18,18 +18,11 @@ def add_arguments(d) -> None:
 
 
 def run(args) -> int:
-    try:
-        idx = index_file(args.path)
-    except OSError as e:
-        _err(f"{args.path}: cannot read: {e.strerror or e}")
-        return 2
-    if not idx.is_tokenizer:
-        _err(f"{args.path}: {idx.not_tokenizer_reason}")
+    idx = tokenizer_index(args.path)
+    if idx is None:
         return 2
     if idx.syntax_error is not None:
-        f = idx.syntax_error
-        line, col = idx.lines.position(f.start, "utf-32")
-        _err(f"{args.path}:{line + 1}:{col + 1}: {f.message}")
+        _err(syntax_error_line(args.path, idx))
         return 1
     write = sys.stdout.buffer.write if hasattr(sys.stdout, "buffer") else None
     batch: list[bytes] = []

@@ -7,8 +7,7 @@ import sys
 import orjson
 
 from ..core.behaviour.stats import render, summarize
-from ..core.files import index_file
-from .common import err as _err
+from .common import err as _err, syntax_error_line, tokenizer_index
 
 
 def add_arguments(c) -> None:
@@ -22,20 +21,10 @@ def run(args) -> int:
     status = 0
     results = []
     for path in args.paths:
-        try:
-            idx = index_file(path)
-        except OSError as e:
-            _err(f"{path}: cannot read: {e.strerror or e}")
-            status = 2
-            continue
-        if not idx.is_tokenizer:
-            _err(f"{path}: {idx.not_tokenizer_reason}")
-            status = 2
-            continue
-        if idx.syntax_error is not None:
-            f = idx.syntax_error
-            line, col = idx.lines.position(f.start, "utf-32")
-            _err(f"{path}:{line + 1}:{col + 1}: {f.code}: {f.message}")
+        idx = tokenizer_index(path)
+        if idx is None or idx.syntax_error is not None:
+            if idx is not None:
+                _err(syntax_error_line(path, idx, with_code=True))
             status = 2
             continue
         if idx.vocab is None:  # a model folder's config file
