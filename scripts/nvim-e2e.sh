@@ -108,7 +108,9 @@ fi
 # The number of diagnostics is worked out here from the CLI's findings and the publishing
 # rules of server/tokenizer_lsp/features/diagnostics.py: at most maxPerFile (default 1000)
 # diagnostics, the summary line among them; a summary when 20 or more findings have one of
-# the summarised codes.
+# the summarised codes. unreachable-token is left out: Neovim 0.11 pulls diagnostics and
+# cannot be asked to pull again (no workspace/diagnostic/refresh), so the set computed after
+# the open comes with its next pull, after an edit; these files are only opened.
 export E2E_MANIFEST="$ART/manifest.json"
 printf '%s\n' "${FILES[@]}" | E2E_NOTE="$NOTE" "$TOKENIZER_LSP_PYTHON" -c '
 import json, os, subprocess, sys
@@ -119,7 +121,8 @@ SUMMARISED = {"utf8-fragment", "not-byte-level", "merge-unknown-token", "merge-r
 files = []
 for row in sys.stdin.read().splitlines():
     path, filetype, kind, literal, *flags = row.split(";")
-    out = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json", path],
+    out = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json",
+                          "--severity", "unreachable-token=off", path],
                          capture_output=True, text=True)
     if out.returncode not in (0, 1) or not out.stdout.strip():
         sys.exit(f"tokenizer-lsp check {path} failed ({out.returncode}): {out.stderr[-500:]}")

@@ -65,8 +65,6 @@ class Scheduler:
             timer.cancel()
         if doc.was_tokenizer and not self.session.capabilities.pull_diagnostics:
             self.publish(doc.uri, [])
-        elif doc.unreachable_shown is not None and self.unreachable.late_push():
-            self.publish(doc.uri, [])  # the unreachable set, pushed beside the pulled findings
         self.vocabulary_changed(doc.path)  # the merges beside it now read the file
 
     def vocabulary_changed(self, path: str | None) -> None:

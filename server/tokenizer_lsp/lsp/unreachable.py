@@ -73,30 +73,6 @@ class Unreachable:
         merged = with_unreachable(idx.findings, unreachable_findings(idx, entries))
         return diagnostics_for(_WithFindings(idx, merged), self.session.settings, self.session.encoding)
 
-    def _render_alone(self, idx: DocumentIndex, entries: list[dict], budget: int) -> list[dict]:
-        """Only the unreachable set's diagnostics, at most `budget` of them (late push)."""
-        found = unreachable_findings(idx, entries)
-        settings = self.session.settings
-        if settings.max_per_file:
-            found = found[:budget]
-        return diagnostics_for(_WithFindings(idx, found), settings, self.session.encoding)
-
-    def late_push(self) -> bool:
-        """A client that pulls but cannot be asked to pull again (Neovim 0.11 has no
-        workspace/diagnostic/refresh) would see the set only after the next edit: it gets
-        the set pushed, alone, beside the pulled findings (never the same finding twice)."""
-        caps = self.session.capabilities
-        return caps.pull_diagnostics and not caps.diagnostic_refresh
-
-    async def _push_alone(self, doc: DocumentState, idx: DocumentIndex, version: int) -> None:
-        loop = asyncio.get_running_loop()
-        budget = max(0, self.session.settings.max_per_file - len(doc.diagnostics))
-        diags = await loop.run_in_executor(self.scheduler.indexer, self._render_alone, idx,
-                                           doc.unreachable or [], budget) if doc.unreachable else []
-        if doc.indexed_version == version and self.session.documents.get(doc.uri) is doc:
-            doc.unreachable_shown = version if doc.unreachable else None
-            self.scheduler.publish(doc.uri, diags, version)
-
     def _showable(self, doc: DocumentState, idx: DocumentIndex | None) -> bool:
         return (bool(doc.unreachable) and self.enabled() and idx is not None and idx.is_tokenizer
                 and idx.lookups_ready)
@@ -111,9 +87,6 @@ class Unreachable:
             asyncio.ensure_future(self._warm())
         if not self._showable(doc, idx):
             return diags
-        if self.late_push():  # pushed alone, right after these are stored for the pull
-            asyncio.ensure_future(self._push_alone(doc, idx, version))
-            return diags
         loop = asyncio.get_running_loop()
         diags = await loop.run_in_executor(self.scheduler.indexer, self._render, idx, doc.unreachable)
         doc.unreachable_shown = version
@@ -127,9 +100,6 @@ class Unreachable:
             return
         if not doc.unreachable and doc.unreachable_shown is None:
             return  # nothing shown, nothing to show
-        if self.late_push():
-            await self._push_alone(doc, idx, version)
-            return
         loop = asyncio.get_running_loop()
         if doc.unreachable:
             diags = await loop.run_in_executor(self.scheduler.indexer, self._render, idx, doc.unreachable)
@@ -146,6 +116,9 @@ class Unreachable:
             self.scheduler.publish(doc.uri, diags, version)
         elif caps.diagnostic_refresh:
             self.scheduler.server.workspace_diagnostic_refresh(None)
+        # else: a client that pulls and cannot be asked to pull again (Neovim 0.11) gets the
+        # set with its next pull (after an edit); pushing it beside would break "pushed or
+        # pulled, never both" (INTERFACE.md)
 
     # ---- computed ------------------------------------------------------------------------
 
