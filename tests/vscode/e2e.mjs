@@ -25,6 +25,8 @@
 // Commands and status bar (issue 17, checks-commands.mjs): 16 the status bar item on qwen3 and
 // o200k, 17 "Tokenize text…", 18 "Open decoded vocabulary" on gemma3, 19 "Compare tokenizer
 // with…", 20 progress while gemma3 opens, 21-22 the model folder's squiggle and light bulb.
+// Quick fixes (issue 16, checks-fixes.mjs): 24 all of gemma3's merges converted to strings
+// through the refactor menu, timed, one undo step.
 // Set-up and shared helpers: harness.mjs (code-server, browser, check()) and harness-ui.mjs.
 // E2E_ONLY=name,name runs some of them; each check sets up what it needs.
 // Each check asserts on text a person sees, saves a screenshot in artifacts/vscode/ and prints
@@ -43,6 +45,7 @@ import {
   setEnumSetting, updateSettings,
 } from './harness-ui.mjs';
 import { commandChecks } from './checks-commands.mjs';
+import { fixChecks } from './checks-fixes.mjs';
 import { navigationChecks } from './checks-navigation.mjs';
 
 async function main() {
@@ -531,4 +534,4 @@ async function main() {
   });
 }
 
-await run(main, navigationChecks, commandChecks);
+await run(main, navigationChecks, commandChecks, fixChecks);

@@ -29,11 +29,23 @@ export async function runCommand(title) {
 
 /** Opens a workspace file by quick open and waits for its text on screen. */
 export async function openFile(rel, expectText) {
-  await closeQuickInput();
-  await page.keyboard.press('Control+P');
   const input = page.locator('.quick-input-widget:visible input');
-  await input.waitFor({ timeout: 10_000 });
-  await input.fill(rel);
+  // Quick Open right after a command that showed (or dismissed) another quick input, or
+  // restarted the server, at times never takes the typed name: open it again once.
+  for (let attempt = 1; ; attempt++) {
+    await closeQuickInput();
+    await page.keyboard.press('Control+P');
+    try {
+      await input.waitFor({ timeout: 10_000 });
+      await input.fill(rel, { timeout: 10_000 });
+      break;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      log(`quick open did not take ${rel} (attempt ${attempt}): trying again`);
+      await page.keyboard.press('Escape');
+      await sleep(1000);
+    }
+  }
   const name = path.basename(rel);
   const row = page
     .locator('.quick-input-list .monaco-list-row', { hasText: name })
