@@ -10,9 +10,10 @@ import sys
 
 import orjson
 
-from ..core.behaviour.diff import DiffError, compare, read_side, with_text
+from ..core.behaviour.diff import compare, with_text
+from ..core.behaviour.diff_sides import DiffError, read_side
 from ..core.behaviour.diff_report import render
-from ..core.behaviour.load import companion_path_of
+from ..core.behaviour.load import read_with_companion
 from .common import err as _err
 
 
@@ -47,13 +48,7 @@ def run(args) -> int:
 def read_file(path: str):
     """A file as diff compares it, with the other file of a vocab.json + merges pair."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-        other = companion_path_of(data, path)
-        companion = None
-        if other is not None:
-            with open(other, "rb") as f:
-                companion = f.read()
+        data, _, companion = read_with_companion(path)
     except OSError as e:
         raise DiffError(f"{path}: cannot read: {e.strerror or e}") from None
     return read_side(data, path, companion)

@@ -45,14 +45,12 @@ def run(args) -> int:
 def _unreachable(path: str) -> int | None:
     """How many vocab tokens the tokenizer never produces (None: it cannot be told here:
     the file does not load, its tiktoken pattern is unknown, or the model is not BPE)."""
-    try:
-        from ..core.behaviour.load import load_tokenizer_file
-        from ..core.behaviour.loaded import LoadError
-        from ..core.behaviour.reachability import unreachable_tokens
-    except ImportError:
-        return None
+    from ..core.behaviour.load import load_tokenizer_file  # imports the engines: only when asked
+    from ..core.behaviour.loaded import LoadError
+    from ..core.behaviour.reachability import unreachable_tokens
+
     try:
         return len(unreachable_tokens(load_tokenizer_file(path)))
-    except (LoadError, OSError, ValueError, NotImplementedError) as e:
+    except (LoadError, OSError) as e:
         _err(f"{path}: unreachable tokens not counted: {e}")
         return None

@@ -69,22 +69,21 @@ def split_tree(root, split, max_depth: int = 6, max_nodes: int = 40) -> list[tup
     """`root` split recursively by `split(node) -> (rank, parts)` (no parts: a leaf):
     (depth, node, rank) in depth-first order, a CUT node where the limits stop it."""
     out: list[tuple[int, object, int | None]] = []
-
-    def walk(node, depth: int) -> None:
+    # an explicit stack, not a recursive closure: that is a reference cycle, which kept
+    # `split` (and through it a whole index) alive until the next collection
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
         if len(out) >= max_nodes:
             if out[-1][1] != CUT:
                 out.append((depth, CUT, None))
-            return
+            break
         rank, parts = split(node)
         out.append((depth, node, rank))
         if parts and depth + 1 >= max_depth:
             out.append((depth + 1, CUT, None))
-            return
-        for part in parts:
-            walk(part, depth + 1)
-
-    walk(root, 0)
-    del walk  # a recursive closure is a reference cycle: it would keep `split` (and the index) for the gc
+            continue
+        stack.extend((part, depth + 1) for part in reversed(parts))
     return out
 
 

@@ -12,6 +12,7 @@ import os
 from pygls.uris import from_fs_path
 
 from ..core.detect import MERGES_NAMES
+from ..core.disk_cache import FileCache
 from ..core.files import companion_vocab_path, file_beside, index_file
 from ..core.index import DocumentIndex
 from ..core.model_folder.config_doc import ConfigDocument, is_config_name
@@ -25,7 +26,6 @@ from ..core.model_folder.folder import (
 )
 from .snapshot import Snapshot
 
-_disk: dict[str, tuple[tuple[int, int], DocumentIndex]] = {}
 
 
 def paired_path(snap: Snapshot, path: str | None) -> str | None:
@@ -57,22 +57,17 @@ async def paired(ls, snap: Snapshot, path: str | None) -> tuple[str, Snapshot] |
     return from_fs_path(want) or ("file://" + want), Snapshot(idx, (), session.encoding, session.settings)
 
 
-def _disk_index(path: str) -> DocumentIndex | None:
-    try:
-        st = os.stat(path)
-        stamp = (st.st_mtime_ns, st.st_size)
-        cached = _disk.get(path)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        idx = index_file(path)  # a merges file with the vocabulary beside it
-    except OSError:
-        return None
+def _indexed_from_disk(path: str) -> DocumentIndex | None:
+    idx = index_file(path)  # a merges file with the vocabulary beside it
     if idx.doc is None:
         return None
     idx.prepare_lookups()
     idx.prepare_navigation()
-    _disk[path] = (stamp, idx)
     return idx
+
+
+_disk_indexes = FileCache(_indexed_from_disk)
+_disk_index = _disk_indexes.get
 
 
 # ---- the model folder: config files and the tokenizer they describe ----------------------
@@ -113,23 +108,20 @@ async def config_snapshots(ls, tokenizer_path: str | None) -> list[tuple[str, Sn
     return out
 
 
-def _disk_config(path: str) -> DocumentIndex | None:
-    """A config file on disk, parsed for its token literals (kept while unchanged)."""
+def _config_from_disk(path: str) -> DocumentIndex | None:
+    """A config file on disk, parsed for its token literals."""
+    with open(path, "rb") as f:
+        data = f.read()
     try:
-        st = os.stat(path)
-        stamp = (st.st_mtime_ns, st.st_size)
-        cached = _disk.get(path)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        with open(path, "rb") as f:
-            data = f.read()
         doc = ConfigDocument(data, path)
-    except (OSError, ValueError):
+    except ValueError:
         return None
     doc.build_tables()
-    idx = DocumentIndex(data, path, "config", doc)
-    _disk[path] = (stamp, idx)
-    return idx
+    return DocumentIndex(data, path, "config", doc)
+
+
+_disk_configs = FileCache(_config_from_disk)
+_disk_config = _disk_configs.get  # (kept while unchanged)
 
 
 async def config_context(ls, uri: str, position):

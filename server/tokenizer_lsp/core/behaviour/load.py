@@ -71,9 +71,9 @@ def load_tokenizer(data: bytes, path: str | None, companion: bytes | None = None
                     ".tiktoken)")
 
 
-def load_tokenizer_file(path: str, pattern: str | None = None) -> LoadedTokenizer:
-    """load_tokenizer on a file on disk, with its pair found beside it (OSError when
-    unreadable)."""
+def read_with_companion(path: str) -> tuple[bytes, str | None, bytes | None]:
+    """(the file's bytes, the path and bytes of the other file of its vocab.json + merges
+    pair, found beside it; None when there is none). OSError when one cannot be read."""
     with open(path, "rb") as f:
         data = f.read()
     other = companion_path_of(data, path)
@@ -81,6 +81,13 @@ def load_tokenizer_file(path: str, pattern: str | None = None) -> LoadedTokenize
     if other is not None:
         with open(other, "rb") as f:
             companion = f.read()
+    return data, other, companion
+
+
+def load_tokenizer_file(path: str, pattern: str | None = None) -> LoadedTokenizer:
+    """load_tokenizer on a file on disk, with its pair found beside it (OSError when
+    unreadable)."""
+    data, other, companion = read_with_companion(path)
     return load_tokenizer(data, path, companion, pattern, companion_path=other)
 
 

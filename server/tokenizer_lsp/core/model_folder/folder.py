@@ -13,6 +13,7 @@ from .. import detect
 from ..formats.json_doc import JsonDocument
 from ..formats.json_errors import _locate
 from ..formats.json_parse import parse_deferring_merges
+from ..disk_cache import FileCache
 from ..index import DocumentIndex
 from ..model import Vocabulary
 from .checks import config_findings
@@ -77,27 +78,16 @@ def load_tokenizer_vocab(data: bytes, path: str) -> Vocabulary | None:
     return None
 
 
-_loaded: dict[str, tuple[tuple[int, int], TokenizerFacts | None]] = {}
-
-
-def facts_from_disk(path: str) -> TokenizerFacts | None:
-    """The tokenizer file at `path` read for its tokens, kept while the file is unchanged
-    (one entry: the folder being worked on)."""
-    try:
-        st = os.stat(path)
-        stamp = (st.st_mtime_ns, st.st_size)
-        cached = _loaded.get(path)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
+def _facts_of_file(path: str) -> TokenizerFacts | None:
+    with open(path, "rb") as f:
+        data = f.read()
     vocab = load_tokenizer_vocab(data, path)
-    facts = TokenizerFacts(vocab, os.path.basename(path)) if vocab is not None else None
-    _loaded.clear()
-    _loaded[path] = (stamp, facts)
-    return facts
+    return TokenizerFacts(vocab, os.path.basename(path)) if vocab is not None else None
+
+
+# the tokenizer file at a path read for its tokens, kept while the file is unchanged (one
+# entry: the folder being worked on)
+facts_from_disk = FileCache(_facts_of_file, keep=1).get
 
 
 def read_config(path: str, text: bytes | None = None) -> ConfigDocument | None:

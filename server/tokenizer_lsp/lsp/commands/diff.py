@@ -13,7 +13,8 @@ import os
 import zlib
 
 from ...core import hooks
-from ...core.behaviour.diff import DiffError, compare, read_side, with_text
+from ...core.behaviour.diff import compare, with_text
+from ...core.behaviour.diff_sides import DiffError, read_side
 from ...core.behaviour.diff_report import render
 from ...core.behaviour.loaded import LoadError
 from ..engine_client import EngineError, companion_bytes
