@@ -31,29 +31,30 @@ export async function runCommand(title) {
 export async function openFile(rel, expectText) {
   const input = page.locator('.quick-input-widget:visible input');
   // Quick Open right after a command that showed (or dismissed) another quick input, or
-  // restarted the server, at times never takes the typed name: open it again once.
-  for (let attempt = 1; ; attempt++) {
-    await closeQuickInput();
-    await page.keyboard.press('Control+P');
-    try {
-      await input.waitFor({ timeout: 10_000 });
-      await input.fill(rel, { timeout: 10_000 });
-      break;
-    } catch (e) {
-      if (attempt >= 3) throw e;
-      log(`quick open did not take ${rel} (attempt ${attempt}): trying again`);
-      await page.keyboard.press('Escape');
-      await sleep(1000);
-    }
-  }
+  // restarted the server, at times never takes the typed name, or is replaced by a prompt that
+  // a command opened late (its row then stays "not visible"): start over, at most three times.
   const name = path.basename(rel);
   const row = page
     .locator('.quick-input-list .monaco-list-row', { hasText: name })
     .filter({ hasText: path.dirname(rel) })
     .first();
-  await row.waitFor({ timeout: 20_000 });
-  await sleep(300);
-  await row.click();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await closeQuickInput();
+      await page.keyboard.press('Control+P');
+      await input.waitFor({ timeout: 10_000 });
+      await input.fill(rel, { timeout: 10_000 });
+      await row.waitFor({ timeout: 20_000 });
+      await sleep(300);
+      await row.click({ timeout: 10_000 });
+      break;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      log(`quick open did not open ${rel} (attempt ${attempt}: ${String(e.message).split('\n')[0]}): trying again`);
+      await page.keyboard.press('Escape');
+      await sleep(1000);
+    }
+  }
   const t0 = Date.now();
   await page.locator('.part.editor .editor-group-container.active .tab.active', { hasText: name }).waitFor({ timeout: 60_000 });
   // A file opened before comes back scrolled where it was: then any text will do.
