@@ -10,7 +10,8 @@ Measures, in one run so the machine's speed drifts alike for all figures:
   out to the first publication (the other findings), and to the publication that holds the
   unreachable findings; hover p50/p99 in between (a hover every 5 ms once hovers answer),
   while the engine helper process loads the file and computes, and over the same window
-  with the code off; from_file right after;
+  with the code off; from_file right after; each cold (a new empty cache folder: the set
+  is computed), then the same file opened again in a new server (the set kept on disk);
 - open -> navigation lookups ready with the computation on and off (both run beside the
   server after the first publication).
 Prints a table; `run(quick)` returns the figures as a dict (bench/results/reachability.json).
@@ -20,11 +21,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
+import os
 import random
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -47,6 +52,7 @@ SERVER_FILES = ["qwen3/tokenizer.json"]
 QUICK_FILE = "gpt2-openai/encoder.json"
 HOVER_EVERY_S = 0.005
 CODE = "unreachable-token"
+CACHE_ENV = "TOKENIZER_LSP_CACHE_DIR"
 
 
 def in_process(path: Path, rounds: int) -> dict:
@@ -120,8 +126,13 @@ async def through_server(path: Path, rounds: int, rng: random.Random, timeout: f
     positions = key_positions(text, 200, rng)
     first, full, counts, from_file, hovers, hovers_off = [], [], [], [], [], []
     first_hover = []
+    warm, warm_first = [], []
     for _ in range(rounds):
-        window = await _round(path, text, positions, timeout, first, full, counts, hovers, first_hover)
+        with cache_folder() as folder:  # cold: nothing computed before
+            window = await _round(path, text, positions, timeout, first, full, counts, hovers, first_hover)
+        with cache_folder(folder):  # warm: the same file opened again (the set kept on disk)
+            await _round(path, text, positions, timeout, warm_first, warm, [], [], [])
+        shutil.rmtree(folder, ignore_errors=True)
         # the same window with the code off: what hovers cost here without it
         await _round(path, text, positions, window, [], [], [], hovers_off, [], off=True)
         gc.collect()
@@ -136,7 +147,25 @@ async def through_server(path: Path, rounds: int, rng: random.Random, timeout: f
             "hovers": len(hovers), "hover_p50_ms": pct(hovers, 50), "hover_p99_ms": pct(hovers, 99),
             "hovers_off": len(hovers_off), "hover_off_p50_ms": pct(hovers_off, 50),
             "hover_off_p99_ms": pct(hovers_off, 99),
-            "open_to_unreachable_runs_s": full, "from_file_runs_s": from_file}
+            "open_to_unreachable_runs_s": full, "from_file_runs_s": from_file,
+            "reopened_to_unreachable_s": statistics.median(warm),
+            "reopened_over_from_file": statistics.median(warm) / ff, "reopened_runs_s": warm}
+
+
+@contextlib.contextmanager
+def cache_folder(folder: str | None = None):
+    """Servers started inside use this unreachable-token cache folder (a new empty one when
+    None): the cold and the warm open are measured apart."""
+    folder = folder or tempfile.mkdtemp(prefix="reach-bench-cache-")
+    before = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = folder
+    try:
+        yield folder
+    finally:
+        if before is None:
+            os.environ.pop(CACHE_ENV, None)
+        else:
+            os.environ[CACHE_ENV] = before
 
 
 async def _round(path, text, positions, timeout, first, full, counts, hovers, first_hover, off=False) -> float:
@@ -183,7 +212,9 @@ async def navigation_interplay(path: Path, rounds: int) -> dict:
     for _ in range(rounds):
         for mode in ("on", "off"):
             s = ReachSession({CODE: "off"} if mode == "off" else None)
-            await s.start()
+            with cache_folder() as folder:  # computed, not read from a cache
+                await s.start()
+            shutil.rmtree(folder, ignore_errors=True)
             s.client.text_document_did_open(types.DidOpenTextDocumentParams(
                 types.TextDocumentItem(uri=nf.uri, language_id="json", version=1, text=nf.text)))
             t0 = s.client.protocol.last_write
@@ -204,13 +235,15 @@ def report(res: dict) -> str:
                      f"{r['load_and_compute_over_from_file']:.2f}"])
     out = [_table(rows), ""]
     rows = [["file (server)", "open→diagnostics s", "open→unreachable s", "from_file s", "÷ from_file",
-             "hover p50/p99 ms meanwhile (n)", "same window, code off", "first hover s"]]
+             "hover p50/p99 ms meanwhile (n)", "same window, code off", "first hover s",
+             "reopened→unreachable s (÷ from_file)"]]
     for r in res["server"]:
         rows.append([_name(r), f"{r['open_to_diagnostics_s']:.3f}", f"{r['open_to_unreachable_s']:.3f}",
                      f"{r['from_file_s']:.3f}", f"{r['unreachable_over_from_file']:.2f}",
                      f"{r['hover_p50_ms']:.1f}/{r['hover_p99_ms']:.1f} ({r['hovers']})",
                      f"{r['hover_off_p50_ms']:.1f}/{r['hover_off_p99_ms']:.1f} ({r['hovers_off']})",
-                     f"{r['open_to_first_hover_s']:.2f}" if r["open_to_first_hover_s"] else "-"])
+                     f"{r['open_to_first_hover_s']:.2f}" if r["open_to_first_hover_s"] else "-",
+                     f"{r['reopened_to_unreachable_s']:.3f} ({r['reopened_over_from_file']:.2f})"])
     out.append(_table(rows))
     if res.get("navigation"):
         rows = [["file", "open→navigation ready s (unreachable on)", "(off)"]]

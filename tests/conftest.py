@@ -5,6 +5,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("TOKENIZER_CORPUS", ROOT.parent / "shared" / "corpus"))
+# no unreachable-token cache (servers and command lines started by the tests inherit it):
+# a test that asks for a set gets it computed, and nothing goes into the user's cache; the
+# cache's own tests (test_reachability_cache.py) give it a folder
+os.environ["TOKENIZER_LSP_CACHE_DIR"] = "off"
 
 
 def corpus_file(rel: str) -> Path:

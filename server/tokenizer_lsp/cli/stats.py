@@ -7,7 +7,8 @@ import sys
 import orjson
 
 from ..core.behaviour.stats import render, summarize
-from .common import err as _err, syntax_error_line, tokenizer_index
+from .common import err as _err
+from .common import syntax_error_line, tokenizer_index
 
 
 def add_arguments(c) -> None:
@@ -45,12 +46,12 @@ def run(args) -> int:
 def _unreachable(path: str) -> int | None:
     """How many vocab tokens the tokenizer never produces (None: it cannot be told here:
     the file does not load, its tiktoken pattern is unknown, or the model is not BPE)."""
-    from ..core.behaviour.load import load_tokenizer_file  # imports the engines: only when asked
+    # imports the engines: only when asked
     from ..core.behaviour.loaded import LoadError
-    from ..core.behaviour.reachability import unreachable_tokens
+    from ..core.behaviour.reachability_cache import unreachable_of_file
 
     try:
-        return len(unreachable_tokens(load_tokenizer_file(path)))
+        return len(unreachable_of_file(path))
     except (LoadError, OSError) as e:
         _err(f"{path}: unreachable tokens not counted: {e}")
         return None

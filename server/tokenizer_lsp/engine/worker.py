@@ -35,6 +35,7 @@ log = logging.getLogger("tokenizer_lsp.engine")
 class Worker:
     def __init__(self) -> None:
         self.loaded: OrderedDict = OrderedDict()  # key -> LoadedTokenizer | LoadError
+        self.content_keys: dict = {}  # key -> its content's key in the unreachable cache
 
     def handle(self, request: dict) -> dict:
         op = request.get("op")
@@ -44,6 +45,10 @@ class Worker:
             return {"error": f"unknown op {op!r}"}
         from ..core.behaviour.loaded import LoadError
 
+        if op == "unreachable":
+            found = self._cached_set(request)
+            if found is not None:
+                return {"result": found}
         loaded = self._loaded(request)
         if loaded is None:
             return {"missing": True}
@@ -55,10 +60,30 @@ class Worker:
             from ..core.behaviour.encode import encode
 
             return {"result": encode(loaded, request["text"], bool(request.get("special")))}
-        # imported when first asked for: the module is another part's work
+        from ..core.behaviour import reachability_cache
         from ..core.behaviour.reachability import unreachable_tokens
 
-        return {"result": unreachable_tokens(loaded)}
+        started = time.perf_counter()
+        found = unreachable_tokens(loaded)
+        log.info("%d unreachable tokens computed in %.0f ms", len(found), (time.perf_counter() - started) * 1e3)
+        key = self.content_keys.get(request.get("key"))
+        if key is not None:
+            reachability_cache.write(key, found)
+        return {"result": found}
+
+    def _cached_set(self, request: dict) -> list | None:
+        """The set kept on disk for this content (core/behaviour/reachability_cache.py):
+        a file opened again as it was never loads the engine."""
+        from ..core.behaviour import reachability_cache
+
+        wkey = request.get("key")
+        if "data" in request:
+            self.content_keys[wkey] = reachability_cache.key_of(
+                request["data"], request.get("path"), request.get("companion"), request.get("pattern"))
+            while len(self.content_keys) > 4 * KEEP:
+                self.content_keys.pop(next(iter(self.content_keys)))
+        key = self.content_keys.get(wkey)
+        return reachability_cache.read(key) if key is not None else None
 
     def _loaded(self, request: dict):
         key = request.get("key")
@@ -73,11 +98,14 @@ class Worker:
         self.loaded.pop(key, None)
         while len(self.loaded) >= KEEP:  # drop the oldest before loading: never three at once
             self.loaded.popitem(last=False)
+        started = time.perf_counter()
         try:
             value = load_tokenizer(request["data"], request.get("path"), request.get("companion"),
                                    request.get("pattern"), companion_path=request.get("companion_path"))
         except LoadError as e:
             value = e
+        log.info("%s loaded in %.0f ms", os.path.basename(request.get("path") or "a tokenizer"),
+                 (time.perf_counter() - started) * 1e3)
         self.loaded[key] = value
         return value
 

@@ -186,22 +186,24 @@ class Unreachable:
             doc.reaching = False
 
     def preload(self, doc: DocumentState, version: int, data: bytes) -> None:
-        """A tokenizer file just opened: the engine loads it while this process parses it,
-        so that the set can be computed as soon as the first publication is out. The engine
-        runs at a lower priority (engine/worker.py): it takes what CPU the parse leaves."""
+        """A tokenizer file just opened: the engine loads it and computes its set while this
+        process parses it (the first publication never waits for it: the set is shown once
+        both are done). The engine runs at a lower priority (engine/worker.py): it takes
+        what CPU the parse leaves."""
         name = (doc.path or "").replace("\\", "/").rsplit("/", 1)[-1]
         if doc.index is not None or doc.unreachable is not None or not self.enabled() \
                 or not name.endswith(PRELOADED_NAMES):
             return
-        asyncio.ensure_future(self._preload(doc, version, data))
+        task = asyncio.ensure_future(self._early(doc, version, data))
+        # a set nobody takes (the text changed first, the document closed): its error, if
+        # any, is the next computation's to report
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        doc.unreachable_early = (version, task)
 
-    async def _preload(self, doc: DocumentState, version: int, data: bytes) -> None:
-        try:
-            companion_path, companion = await companion_bytes(self.session, data, doc.path)
-            await self.scheduler.server.engine.load_error((doc.uri, version), data, doc.path, companion,
-                                                          companion_path)
-        except Exception as e:  # noqa: BLE001 (the computation that needs it says what failed)
-            log.info("engine preload of %s: %s", doc.uri, e)
+    async def _early(self, doc: DocumentState, version: int, data: bytes) -> list[dict]:
+        companion_path, companion = await companion_bytes(self.session, data, doc.path)
+        return await self.scheduler.server.engine.unreachable((doc.uri, version), data, doc.path,
+                                                              companion, companion_path)
 
     async def _compute(self, doc: DocumentState, version: int) -> list[dict] | None:
         idx = doc.index
@@ -209,8 +211,11 @@ class Unreachable:
             return []  # a broken file loads in no engine: no set, as `check` has none
         data, path = idx.data, doc.path
         del idx  # the text is enough: never a second index kept alive for this
-        companion_path, companion = await companion_bytes(self.session, data, path)
+        early, doc.unreachable_early = doc.unreachable_early, None
         try:
+            if early is not None and early[0] == version:
+                return await early[1]  # started when the document opened
+            companion_path, companion = await companion_bytes(self.session, data, path)
             await self._engine_started()
             return await self.scheduler.server.engine.unreachable((doc.uri, version), data, path, companion,
                                                                   companion_path)

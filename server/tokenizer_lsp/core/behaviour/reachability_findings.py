@@ -106,14 +106,13 @@ def file_unreachable_findings(idx: DocumentIndex, path: str) -> list[Finding]:
     """The unreachable-token findings of a file on disk (the command line): its engine
     loaded in this process, its pair beside it. A file that does not load gets none (its
     other findings say why); a merges file gets none (they are on its vocab.json)."""
-    from .load import load_tokenizer_file
     from .loaded import LoadError
-    from .reachability import unreachable_tokens
+    from .reachability_cache import unreachable_of_file
 
     if idx.format not in ("tokenizer.json", "vocab.json", "tiktoken") or idx.syntax_error is not None:
         return []
     try:
-        entries = unreachable_tokens(load_tokenizer_file(path))
+        entries = unreachable_of_file(path)
     except (LoadError, OSError):
         return []
     if not entries:
