@@ -347,11 +347,11 @@ def test_the_worker_dies_with_its_server_even_when_its_stdin_stays_open():
     read_end, write_end = os.pipe()
     server = subprocess.Popen(
         [sys.executable, "-c",
-         "import subprocess, sys, time\n"
+         ("import subprocess, sys, time\n"
          f"w = subprocess.Popen([sys.executable, '-m', 'tokenizer_lsp.engine.worker'], stdin={read_end}, "
          "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
          "print(w.pid, flush=True)\n"
-         "time.sleep(120)\n"],
+         "time.sleep(120)\n")],
         stdout=subprocess.PIPE, pass_fds=(read_end,))
     try:
         worker = int(server.stdout.readline())
@@ -471,3 +471,32 @@ def test_frames_carry_large_bytes_beside_the_pickle_unchanged():
         writer.join()
         os.close(read_end)
         os.close(write_end)
+
+
+async def test_the_text_handed_over_for_unreachable_is_let_go_once_sent():
+    """The server hands a document's text over in a list the client empties once the worker
+    has it (a 30 MB text is not kept for the seconds of the computation); a worker that dies
+    after that is a clear EngineError, and the next request with the text works."""
+    from tokenizer_lsp.lsp import engine_client
+
+    vocab, merges = corpus_file(PAIRS[0][0]), corpus_file(PAIRS[0][1])
+    qwen3 = corpus_file("qwen3/tokenizer.json")
+    client = engine_client.EngineClient()
+    try:
+        handed = [vocab.read_bytes()]
+        found = await client.unreachable(("u", 1), handed, str(vocab), merges.read_bytes())
+        assert handed == [] and [e["id"] for e in found] == [50256]  # the corpus fact
+        handed = [qwen3.read_bytes()]
+        task = asyncio.ensure_future(client.unreachable(("q", 1), handed, str(qwen3), None))
+        for _ in range(1000):  # sent: the worker loads and computes (seconds)
+            if not handed:
+                break
+            await asyncio.sleep(0.01)
+        assert handed == []
+        client._proc.kill()
+        with pytest.raises(engine_client.EngineError, match="stopped while working"):
+            await task
+        found = await client.unreachable(("u", 1), [vocab.read_bytes()], str(vocab), merges.read_bytes())
+        assert [e["id"] for e in found] == [50256] and client.starts == 2
+    finally:
+        client.close()

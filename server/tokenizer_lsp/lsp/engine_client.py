@@ -51,9 +51,12 @@ class EngineClient:
         return await self._call("encode", key, data, path, companion, ENCODE_TIMEOUT_S, companion_path,
                                 pattern=pattern, text=text, special=special)
 
-    async def unreachable(self, key, data: bytes, path: str | None, companion: bytes | None,
+    async def unreachable(self, key, data: bytes | list, path: str | None, companion: bytes | None,
                           companion_path: str | None = None) -> list:
-        """`core.behaviour.reachability.unreachable_tokens` of the tokenizer in `data`."""
+        """`core.behaviour.reachability.unreachable_tokens` of the tokenizer in `data`. The
+        text may come in a one-item list, which is emptied once the worker has it: a 30 MB
+        text is not kept alive for the seconds the computation takes (the document may have
+        moved on meanwhile); a worker that dies before answering is then an EngineError."""
         return await self._call("unreachable", key, data, path, companion, UNREACHABLE_TIMEOUT_S, companion_path)
 
     async def load_error(self, key, data: bytes, path: str | None, companion: bytes | None,
@@ -84,9 +87,14 @@ class EngineClient:
         loop = asyncio.get_running_loop()
         # the companion and pattern are part of what was loaded (a merges file's vocabulary may
         # change alone)
-        wkey = (key, len(data) if data is not None else 0,
+        if isinstance(data, list):  # handed over (see `unreachable`)
+            handed, size = data, len(data[0])
+        else:
+            handed, size = [data], len(data) if data is not None else 0
+        del data
+        wkey = (key, size,
                 zlib.crc32(companion) if companion is not None else None, pattern)
-        load = {"data": data, "path": path, "companion": companion, "companion_path": companion_path,
+        load = {"data": handed, "path": path, "companion": companion, "companion_path": companion_path,
                 "pattern": pattern}
         return await loop.run_in_executor(self._thread, self._request, op, wkey, load, timeout, fields)
 
@@ -95,7 +103,13 @@ class EngineClient:
         send_text = wkey not in self._held
         for _attempt in range(3):
             proc = self._running()
-            msg = {**message, **{k: large(v) for k, v in load.items()}} if send_text and op != "ping" else message
+            if send_text and op != "ping":
+                if not load["data"]:
+                    raise EngineError(f"the tokenizer engine stopped while working ({op}); it starts again "
+                                      "on the next request")
+                msg = {**message, **{k: large(v[0] if k == "data" else v) for k, v in load.items()}}
+            else:
+                msg = message
             expired = threading.Event()
 
             def expire(proc=proc, expired=expired) -> None:
@@ -106,6 +120,9 @@ class EngineClient:
             timer.start()
             try:
                 write_frame(proc.stdin.fileno(), msg)
+                del msg
+                if op == "unreachable" and send_text:
+                    load["data"].clear()  # the worker has it (a list the caller handed over)
                 reply = read_frame(proc.stdout.fileno())
             except (BrokenPipeError, Closed, OSError):
                 self._stop()

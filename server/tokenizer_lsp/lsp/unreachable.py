@@ -194,30 +194,33 @@ class Unreachable:
         if doc.index is not None or doc.unreachable is not None or not self.enabled() \
                 or not name.endswith(PRELOADED_NAMES):
             return
-        task = asyncio.ensure_future(self._early(doc, version, data))
+        task = asyncio.ensure_future(self._early(doc, version, [data]))
         # a set nobody takes (the text changed first, the document closed): its error, if
         # any, is the next computation's to report
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
         doc.unreachable_early = (version, task)
 
-    async def _early(self, doc: DocumentState, version: int, data: bytes) -> list[dict]:
-        companion_path, companion = await companion_bytes(self.session, data, doc.path)
-        return await self.scheduler.server.engine.unreachable((doc.uri, version), data, doc.path,
+    async def _early(self, doc: DocumentState, version: int, text: list) -> list[dict]:
+        # `text`: the document's bytes in a list the engine client empties once sent
+        companion_path, companion = await companion_bytes(self.session, text[0], doc.path)
+        return await self.scheduler.server.engine.unreachable((doc.uri, version), text, doc.path,
                                                               companion, companion_path)
 
     async def _compute(self, doc: DocumentState, version: int) -> list[dict] | None:
         idx = doc.index
         if idx is None or idx.format not in COMPUTED_FOR or idx.syntax_error is not None:
             return []  # a broken file loads in no engine: no set, as `check` has none
-        data, path = idx.data, doc.path
-        del idx  # the text is enough: never a second index kept alive for this
+        # the text alone, handed to the engine client, which lets it go once sent: neither a
+        # second index nor an old text kept alive while the engine works
         early, doc.unreachable_early = doc.unreachable_early, None
+        text, path = [] if early is not None and early[0] == version else [idx.data], doc.path
+        del idx
         try:
-            if early is not None and early[0] == version:
+            if not text:
                 return await early[1]  # started when the document opened
-            companion_path, companion = await companion_bytes(self.session, data, path)
+            companion_path, companion = await companion_bytes(self.session, text[0], path)
             await self._engine_started()
-            return await self.scheduler.server.engine.unreachable((doc.uri, version), data, path, companion,
+            return await self.scheduler.server.engine.unreachable((doc.uri, version), text, path, companion,
                                                                   companion_path)
         except LoadError:
             return []
