@@ -48,6 +48,16 @@ PYTHONS = ["3.10", "3.11", "3.12", "3.13", "3.14"]
 # VS Code 1.100 runs on macOS 11 and later: no wheel that needs a newer macOS
 MACOS_MIN = "11.0"
 MAX_VSIX_BYTES = 60 * 1024 * 1024
+# Dependencies of our dependencies that the server never imports, left out of the packages:
+# `tokenizers` requires huggingface-hub (and through it hf-xet, httpx, tqdm, pyyaml...) for
+# `from_pretrained` downloads, `tiktoken` requires requests for downloading encodings; the
+# server loads files from disk only. tests/test_bundle_excludes.py runs every engine path
+# with these unimportable. (About 9 MB of each package.)
+NEVER_IMPORTED = frozenset({
+    "huggingface-hub", "hf-xet", "httpx2", "httpcore2", "h11", "anyio", "sniffio", "click", "truststore",
+    "fsspec", "tqdm", "colorama", "pyyaml", "filelock", "packaging", "requests", "certifi",
+    "charset-normalizer", "idna", "urllib3", "tomli",
+})
 # what a bundled dist-info keeps: enough for importlib.metadata, and the licences
 KEEP_IN_DIST_INFO = ("METADATA", "entry_points.txt", "LICENSE*", "LICENCE*", "COPYING*", "NOTICE*", "AUTHORS*")
 
@@ -95,12 +105,24 @@ def lock_for(uv: str, cache: Path, target: str, version: str, requirements: list
     return lock
 
 
+def runtime_lock(lock: Path) -> Path:
+    """The resolved closure without NEVER_IMPORTED (a file beside the lock)."""
+    def name(line: str) -> str:
+        return re.split(r"[=<>!~;\s\[]", line, maxsplit=1)[0].strip().lower().replace("_", "-")
+
+    kept = [line for line in lock.read_text().splitlines() if not line.strip() or line.startswith("#")
+            or name(line) not in NEVER_IMPORTED]
+    out = lock.with_name(lock.stem + ".runtime.txt")
+    out.write_text("\n".join(kept) + "\n")
+    return out
+
+
 def install(uv: str, cache: Path, target: str, version: str, requirements: list[str], dest: Path, refresh: bool) -> None:
     """The closure's wheels for one target and Python, unpacked into `dest`. A combination
     without a wheel for every package (a new CPython a library has not caught up with) stops
     the build, naming it: a package whose server cannot start there is worse than none."""
     try:
-        lock = lock_for(uv, cache, target, version, requirements, refresh)
+        lock = runtime_lock(lock_for(uv, cache, target, version, requirements, refresh))
         # copies, not hard links into uv's cache: pruning edits these files
         base = [uv, "pip", "install", "--quiet", "--no-deps", "--only-binary", ":all:", "--link-mode", "copy", "--target", str(dest),
                 "--python-platform", TARGETS[target], "--python-version", version, "-r", str(lock)]
