@@ -438,3 +438,29 @@ async def test_server_config_files_beside_an_open_tokenizer(client, tmp_path):
     assert [(d.code, d.range.start.line) for d in diags] == [("config-token-missing", line_of(text, '"eos_token"'))]
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(turi)))
     assert list(await published(client, config.as_uri(), count=2)) == []
+
+
+def test_the_facts_of_an_index_do_not_keep_the_index_alive():
+    """A config check keeps the tokenizer's facts for a while; an index is its whole text
+    (one per keystroke was kept until the edits settled: +11 MB each on qwen3)."""
+    import gc
+    import weakref
+
+    from tokenizer_lsp.core.model_folder.folder import facts_of_index
+
+    path = corpus_file("qwen3/tokenizer.json")
+    data = path.read_bytes()
+    idx = build_index(data, str(path))
+    idx.prepare_lookups()
+    facts = facts_of_index(idx)
+    vocab = json.loads(data)["model"]["vocab"]
+    by_id = {i: t for t, i in vocab.items()}
+    added = {t["id"]: t["content"] for t in json.loads(data)["added_tokens"]}
+    probes = [0, 1, 35946, 151642, 151643, 151665, len(by_id) + len(added) + 5]
+    want = [by_id.get(i, added.get(i)) for i in probes]
+    assert [facts.token_of(i) for i in probes] == want
+    gone = weakref.ref(idx)
+    del idx
+    gc.collect()
+    assert gone() is None, "the facts keep the index (its text) alive"
+    assert [facts.token_of(i) for i in probes] == want

@@ -176,17 +176,18 @@ class DocumentIndex:
 
     def token_of_id(self, tid: int) -> str | None:
         """The vocabulary token with this id (an added token when no vocab entry has it)."""
-        v = self.vocab
-        if v is None or isinstance(tid, bool) or not isinstance(tid, int) or tid < 0:
-            return None
-        where = self._ordinal_of_id
-        o = where[tid] if tid < len(where) else -1
-        if o >= 0:  # (an edited key: through its renamed table, never a list of every key)
-            return self.token_at_ordinal(o)
-        for token, added_id in v.added.items():
-            if added_id == tid:
-                return token
-        return None
+        return self.token_of_id_lookup(tid) if self.vocab is not None else None
+
+    @cached_property
+    def token_of_id_lookup(self) -> TokenOfId:
+        """token_of_id as an object of its own that does not keep this index alive: what
+        outlives an index (the model-folder facts a config check keeps) holds this."""
+        tokens = self.vocab.tokens
+        if isinstance(tokens, CompactTokens) or (isinstance(tokens, RenamedTokens) and hasattr(tokens.base, "key_at")):
+            key_at = tokens.key_at  # (an edited key: its renamed table, never a list of every key)
+        else:
+            key_at = self._token_list.__getitem__
+        return TokenOfId(self._ordinal_of_id, key_at, self.vocab.added)
 
     def ordinal_of_id(self, tid: int) -> int | None:
         """Place in the vocabulary's order of the entry with this id (None: no entry)."""
@@ -221,6 +222,26 @@ class DocumentIndex:
             if tid >= 0 and where[tid] < 0:
                 where[tid] = o
         return where
+
+
+class TokenOfId:
+    """id -> the vocabulary token with it (an added token when no vocab entry has it)."""
+
+    __slots__ = ("added", "key_at", "where")
+
+    def __init__(self, where, key_at, added: dict[str, int]) -> None:
+        self.where, self.key_at, self.added = where, key_at, added
+
+    def __call__(self, tid: int) -> str | None:
+        if isinstance(tid, bool) or not isinstance(tid, int) or tid < 0:
+            return None
+        o = self.where[tid] if tid < len(self.where) else -1
+        if o >= 0:
+            return self.key_at(o)
+        for token, added_id in self.added.items():
+            if added_id == tid:
+                return token
+        return None
 
 
 def build_index(data: bytes, path: str | None = None,

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 import orjson
 
 from .. import detect
+from ..disk_cache import FileCache
 from ..formats.json_doc import JsonDocument
 from ..formats.json_errors import _locate
 from ..formats.json_parse import parse_deferring_merges
-from ..disk_cache import FileCache
 from ..index import DocumentIndex
 from ..model import Vocabulary
 from .checks import config_findings
@@ -58,7 +58,9 @@ def owns_configs(path: str) -> bool:
 def facts_of_index(idx: DocumentIndex) -> TokenizerFacts | None:
     if idx.vocab is None:
         return None
-    return TokenizerFacts(idx.vocab, os.path.basename(idx.path or "tokenizer.json"), idx.token_of_id)
+    # the index's lookup without the index: config checks keep their facts for a while, and
+    # an index is its whole text (one per keystroke was kept until the edits settled)
+    return TokenizerFacts(idx.vocab, os.path.basename(idx.path or "tokenizer.json"), idx.token_of_id_lookup)
 
 
 def load_tokenizer_vocab(data: bytes, path: str) -> Vocabulary | None:
