@@ -484,6 +484,15 @@ async def open_document(s: Session, nf: NavFile) -> float:
     return await asyncio.wait_for(s.wait_for(nf.uri, 1), 300) - s.opened_at
 
 
+async def logged(s: Session, text: str, timeout: float) -> float:
+    """When the server's log first has a line containing `text` (now, at most after
+    `timeout` seconds)."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline and not any(text in line for line in s.log):
+        await asyncio.sleep(0.05)
+    return time.perf_counter()
+
+
 async def navigation_ready(s: Session, nf: NavFile, offset: int) -> float:
     """When a definition at `offset` (a merge part) first answers: the navigation lookups
     are built (a request before that waits for them in the server, up to 20 s)."""
@@ -524,6 +533,9 @@ async def measure_navigation_file(nf: NavFile, n_def: int, n_ref: int, rng: rand
         res["open_to_hover_ready_s"] = time.perf_counter() - s.opened_at
         rank, part = parts[0]
         res["open_to_navigation_ready_s"] = await navigation_ready(s, nf, nf.part_at[2 * rank + part]) - s.opened_at
+        # the unreachable-token computation keeps both cores busy for seconds after an open
+        # (gemma3: 3 s, in the engine process): the requests below are timed after it
+        res["open_to_unreachable_logged_s"] = await logged(s, "unreachable tokens in", 120) - s.opened_at
         res["peak_rss_at_ready_bytes"] = peak_rss(s.pid)
         res["rss_at_ready_bytes"] = current_rss(s.pid)
         # definition: a merge part -> its vocab key

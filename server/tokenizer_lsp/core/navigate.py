@@ -7,7 +7,12 @@ list; when several merges produce one token, "the" producing merge is the lowest
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from itertools import compress, repeat
+from operator import eq, methodcaller
+
 from .index import DocumentIndex
+from .merge_layout import RangeRun, part_ranges
 
 Span = tuple[int, int]
 
@@ -22,9 +27,11 @@ def added_entry(idx: DocumentIndex, token: str) -> Span | None:
     doc = idx.doc
     spans = (getattr(doc, "_tables", None) or {}).get("added") or []
     entries = getattr(doc, "added_list", [])
-    for entry, span in zip(entries, spans):
-        if entry.get("content") == token and span[1] > span[0]:
-            return span
+    # the matching entries found in C (gemma3 has 6415 added tokens)
+    same = map(eq, map(methodcaller("get", "content"), entries[:len(spans)]), repeat(token))
+    for k in compress(range(len(spans)), same):
+        if spans[k][1] > spans[k][0]:
+            return spans[k]
     return None
 
 
@@ -43,10 +50,19 @@ def references(idx: DocumentIndex, token: str, include_declaration: bool) -> lis
     (each part itself), the merges producing it, its added_tokens entry, and its vocab
     entry when the declaration is asked for."""
     uses: list[Span] = []  # by rank then part: already in file order
-    out: list[Span] = []
     nav, o = idx.navigation, idx.ordinal_of(token)
     if nav is not None and o is not None:
         uses = [span for span in idx.merge_part_spans(nav.using(o)) if span is not None]
+    out = _other_occurrences(idx, token, include_declaration)
+    # sorting 40k spans again (`▁` in gemma3) costs more than finding them
+    return sorted(set(uses + out)) if out else uses
+
+
+def _other_occurrences(idx: DocumentIndex, token: str, include_declaration: bool) -> list[Span]:
+    """The occurrences that are not merge parts: producing merges, added and vocab entry."""
+    out: list[Span] = []
+    nav, o = idx.navigation, idx.ordinal_of(token)
+    if nav is not None and o is not None:
         for rank in nav.producers(o):
             span = idx.merge_span(rank)
             if span is not None:
@@ -58,8 +74,45 @@ def references(idx: DocumentIndex, token: str, include_declaration: bool) -> lis
         decl = vocab_entry(idx, token)
         if decl is not None:
             out.append(decl)
-    # sorting 40k spans again (`▁` in gemma3) costs more than finding them
-    return sorted(set(uses + out)) if out else uses
+    return out
+
+
+Range = tuple[tuple[int, int], tuple[int, int]]
+
+
+def reference_ranges(idx: DocumentIndex, token: str, include_declaration: bool, encoding: str,
+                     use_layout: bool = True) -> list[Range | RangeRun]:
+    """The ranges of references() in file order, in the client's column encoding: the merge
+    parts as one RangeRun (split around the other occurrences) when the merges' layout
+    gives their positions (core.merge_layout), else each range computed from its span.
+    use_layout=False: always the latter (the reference the former is tested against)."""
+    run = _layout_parts(idx, token, encoding) if use_layout else None
+    if run is None:
+        return idx.lines.span_positions(references(idx, token, include_declaration), encoding)
+    others = sorted(set(_other_occurrences(idx, token, include_declaration)))
+    out: list[Range | RangeRun] = []
+    lo = 0
+    for span, rng in zip(others, idx.lines.span_positions(others, encoding)):
+        i = bisect_left(range(len(run)), span, lo, key=run.span)
+        if i < len(run) and run.span(i) == span:
+            continue  # a part already (references() keeps each span once)
+        if i > lo:
+            out.append(run.part(lo, i))
+        out.append(rng)
+        lo = i
+    if lo < len(run):
+        out.append(run.part(lo, len(run)))
+    return out
+
+
+def _layout_parts(idx: DocumentIndex, token: str, encoding: str) -> RangeRun | None:
+    nav, o = idx.navigation, idx.ordinal_of(token)
+    layout = nav.merge_layout if nav is not None else None
+    offsets = getattr(idx.doc, "merge_literal_offsets", None)
+    literals = offsets() if layout is not None and o is not None and offsets is not None and idx.lookups_ready else None
+    if literals is None:
+        return None
+    return part_ranges(idx.data, idx.lines, layout, literals, nav.use_keys(o), token, encoding)
 
 
 CUT = "…"  # where a tree was cut by its limits

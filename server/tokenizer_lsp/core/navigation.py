@@ -3,9 +3,13 @@ tokens found by decoded text or stored form.
 
 Built once per index version, after its hover lookups, off the event loop; then never
 changed. Compact, since they stay in the server beside the index and an edit's new text
-comes on top (peak memory is a target): every merge is three 3-byte vocabulary ordinals
-(4.5 MB for gemma3's 515k merges), searched with bytes.find; per-token arrays of the
-lowest producing rank and the number of merges using it (2 bytes when that fits); the
+comes on top (peak memory is a target): the merges using each token, an inverted index of
+3-byte keys `4 * rank + part` grouped by token (CSR: keys and per-token offsets, 3.9 MB
+for gemma3's 515k merges), so the 40k uses of `▁` are one slice (the key is also a
+part's line in pretty-printed pairs, less the first's: core.merge_layout); the lowest
+producing rank of each token, and the other producers only where there are any (files
+converted from SentencePiece or tiktoken list every split); a merge's parts are found
+back from those (only tests ask). The
 decoded and stored forms of every token in blobs grouped by decoded length, so a search
 stops once the shortest matches are found, and by character width, so that one CJK or
 emoji token does not widen a whole group's blob to 2 or 4 bytes a character. Decoded
@@ -16,14 +20,17 @@ from __future__ import annotations
 
 import sys
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+from collections import Counter
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import accumulate, compress, count, groupby, repeat
+from operator import eq, ne
 
 from . import hooks
 from .decoding.display import visible_text
 from .decoding.tokens import decode_token
 from .hooks import MIN_PARALLEL_WORK
+from .merge_layout import MergeLayout
 
 _SEP = "\x00"  # between tokens in a search blob (no real token holds a NUL)
 MAX_SYMBOLS = 200
@@ -51,17 +58,41 @@ def _ordinal_at(packed: bytes, k: int) -> int:
     return -1 if v == _NONE else v
 
 
-def _positions(packed: bytes, value: int) -> list[int]:
-    """Indices of the ordinals equal to value (>= 0) in a packed column."""
-    needle, out = value.to_bytes(_WIDTH, "little"), []
-    i = packed.find(needle)
-    while i >= 0:
-        if i % _WIDTH == 0:
-            out.append(i // _WIDTH)
-            i = packed.find(needle, i + _WIDTH)
-        else:
-            i = packed.find(needle, i + 1)
+def _pack_wide(values) -> tuple[bytes, int]:
+    """Non-negative ints as 3-byte little-endian ones when all fit, else 4-byte: (raw, width)."""
+    column = array("I", values)
+    if not column or max(column) < 1 << 24:
+        return _pack(column), _WIDTH
+    if sys.byteorder == "big":
+        column.byteswap()
+    return column.tobytes(), 4
+
+
+def _unpack(raw: bytes, width: int) -> array:
+    """The ints of a packed slice (C-level copies, no loop per value)."""
+    if width == 4:
+        out = array("I", raw)
+    else:
+        wide = bytearray(4 * (len(raw) // width))
+        for b in range(width):
+            wide[b::4] = raw[b::width]
+        out = array("I", bytes(wide))
+    if sys.byteorder == "big":
+        out.byteswap()
     return out
+
+
+def _int_at(raw: bytes, width: int, k: int) -> int:
+    return int.from_bytes(raw[width * k:width * k + width], "little")
+
+
+def _find(raw: bytes, width: int, value: int) -> int:
+    """Index of the first entry equal to value in a packed column, -1 if none."""
+    needle = value.to_bytes(width, "little")
+    i = raw.find(needle)
+    while i >= 0 and i % width:
+        i = raw.find(needle, i + 1)
+    return i // width if i >= 0 else -1
 
 
 @dataclass(frozen=True)
@@ -83,17 +114,38 @@ class Navigation:
                  decoded: list[str], stored: list[str]) -> None:
         firsts, seconds, results = columns or (array("i"), array("i"), array("i"))
         self.merge_count = len(results)
-        producer, self._uses = _producer_and_uses(token_count, firsts, seconds, results)
+        producer = _lowest_producers(token_count, results)
+        self._more_producers = _more_producers(producer, results)
         self._token_count, self._producer = token_count, _pack(producer)  # ranks fit as ordinals do
-        self._firsts, self._seconds, self._results = _pack(firsts), _pack(seconds), _pack(results)
+        (self._use_keys, self._key_width), (self._use_starts, self._start_width), self._self_merges = \
+            _uses_by_token(token_count, firsts, seconds)
         self._buckets = _buckets(decoded, stored)  # by length, then width
+        # where the merges' literals sit when their layout is regular (core.merge_layout):
+        # set by build_navigation
+        self.merge_layout: MergeLayout | None = None
 
     # ---- merges ------------------------------------------------------------------------
 
     def parts(self, rank: int) -> tuple[int, int, int]:
-        """(first, second, result) ordinals of a merge."""
-        return (_ordinal_at(self._firsts, rank), _ordinal_at(self._seconds, rank),
-                _ordinal_at(self._results, rank))
+        """(first, second, result) ordinals of a merge (-1: not in the vocabulary), found
+        back in the indexes by a search of their bytes."""
+        if not 0 <= rank < self.merge_count:
+            return -1, -1, -1
+        first, second = (self._group_of(_find(self._use_keys, self._key_width, 4 * rank + p), self._use_starts,
+                                        self._start_width, None) for p in (0, 1))
+        result = _find(self._producer, _WIDTH, rank)
+        if result < 0:  # not a lowest producer: one of the others
+            (tokens, tw), (starts, sw), (ranks, rw) = self._more_producers
+            result = self._group_of(_find(ranks, rw, rank), starts, sw, (tokens, tw))
+        return first, second, result
+
+    def _group_of(self, i: int, starts: bytes, width: int, names: tuple[bytes, int] | None) -> int:
+        """The group (the token, or names[group]) holding entry i of a grouped index."""
+        if i < 0:
+            return -1
+        n = len(starts) // width
+        k = bisect_right(range(n), i, key=lambda g: _int_at(starts, width, g)) - 1
+        return k if names is None else _int_at(names[0], names[1], k)
 
     def producer(self, ordinal: int) -> int | None:
         """The lowest rank of a merge whose result is this token."""
@@ -102,20 +154,38 @@ class Navigation:
 
     def producers(self, ordinal: int) -> list[int]:
         """Every merge whose result is this token (several in files converted from tiktoken)."""
-        return _positions(self._results, ordinal) if ordinal >= 0 else []
+        first = self.producer(ordinal)
+        if first is None:
+            return []
+        (tokens, tw), (starts, sw), (ranks, rw) = self._more_producers
+        n = len(tokens) // tw
+        k = bisect_left(range(n), ordinal, key=lambda i: _int_at(tokens, tw, i))
+        if k == n or _int_at(tokens, tw, k) != ordinal:
+            return [first]
+        return [first, *_unpack(ranks[rw * _int_at(starts, sw, k):rw * _int_at(starts, sw, k + 1)], rw)]
 
     def uses(self, ordinal: int) -> int:
-        """How many distinct merges have this token as a part."""
-        return self._uses[ordinal] if 0 <= ordinal < len(self._uses) else 0
+        """How many distinct merges have this token as a part (a merge of a token with
+        itself uses it once)."""
+        lo, hi = self._use_range(ordinal)
+        return hi - lo - self._self_merges.get(ordinal, 0)
+
+    def use_keys(self, ordinal: int) -> array:
+        """`4 * rank + part` of every use of this token as a merge part, ascending (by
+        rank then part: file order)."""
+        lo, hi = self._use_range(ordinal)
+        w = self._key_width
+        return _unpack(self._use_keys[w * lo:w * hi], w)
 
     def using(self, ordinal: int) -> list[tuple[int, int]]:
         """(rank, part) of every use of this token as a merge part, by rank then part."""
-        if ordinal < 0:
-            return []
-        found = [(r, 0) for r in _positions(self._firsts, ordinal)]
-        found += [(r, 1) for r in _positions(self._seconds, ordinal)]
-        found.sort()
-        return found
+        return [(k >> 2, k & 3) for k in self.use_keys(ordinal)]
+
+    def _use_range(self, ordinal: int) -> tuple[int, int]:
+        if not 0 <= ordinal < self._token_count:
+            return 0, 0
+        raw, w = self._use_starts, self._start_width
+        return _int_at(raw, w, ordinal), _int_at(raw, w, ordinal + 1)
 
     # ---- search ------------------------------------------------------------------------
 
@@ -145,21 +215,51 @@ class Navigation:
         return (exact + rest)[:limit]
 
 
-def _producer_and_uses(token_count: int, firsts: array, seconds: array, results: array) -> tuple[array, array]:
+def _lowest_producers(token_count: int, results: array) -> array:
     producer = array("i", [-1]) * token_count
     for rank in range(len(results) - 1, -1, -1):  # the lowest rank wins
         o = results[rank]
         if o >= 0:
             producer[o] = rank
-    uses = array("i", [0]) * token_count
-    for a, b in zip(firsts, seconds):
-        if a >= 0:
-            uses[a] += 1
-        if b >= 0 and b != a:  # a merge of a token with itself uses it once
-            uses[b] += 1
-    if max(uses, default=0) < 1 << 16:
-        uses = array("H", uses)  # half the size; even gemma3's most used token is in 40k merges
-    return producer, uses
+    return producer
+
+
+def _more_producers(producer: array, results: array) -> tuple[tuple[bytes, int], ...]:
+    """The producing merges after each token's lowest one, only for the tokens that have
+    some (none in files HF trained from text; many in ones converted from SentencePiece
+    or tiktoken, which list every split: 160k tokens of gemma3): (those tokens ascending,
+    where each one's ranks start, the ranks), each packed (raw, width)."""
+    if not producer:
+        return _pack_wide(()), _pack_wide((0,)), _pack_wide(())
+    later = list(compress(range(len(results)), map(ne, map(producer.__getitem__, results), count())))
+    if results.count(-1):  # producer[-1] was looked up for a result outside the vocabulary
+        later = [r for r in later if results[r] >= 0]
+    later.sort(key=results.__getitem__)  # stable: ranks stay ascending within a token
+    counts = Counter(map(results.__getitem__, later))
+    tokens = sorted(counts)
+    starts = accumulate(map(counts.__getitem__, tokens), initial=0)
+    return _pack_wide(tokens), _pack_wide(starts), _pack_wide(later)
+
+
+def _uses_by_token(token_count: int, firsts: array, seconds: array) -> tuple[tuple[bytes, int], tuple[bytes, int], dict[int, int]]:
+    """The inverted index of merge parts: ((keys `4 * rank + part` grouped by token, each
+    group ascending), (where each token's group starts, token_count + 1 of them)), each
+    packed (raw, width); and how many merges of a token with itself each such token has."""
+    n = len(firsts)
+    parts = array("i", [-1]) * (4 * n)
+    parts[0::4], parts[1::4] = firsts, seconds  # at key 4 * rank + part
+    keys = array("I", bytes(8 * n))
+    keys[0::2], keys[1::2] = array("I", range(0, 4 * n, 4)), array("I", range(1, 4 * n, 4))
+    # a stable sort by token keeps each token's keys ascending (C-level: 0.3 s for gemma3's 1M)
+    keys = sorted(keys, key=parts.__getitem__)
+    missing = firsts.count(-1) + seconds.count(-1)  # parts not in the vocabulary sort first
+    del keys[:missing], parts
+    counts = Counter(firsts)
+    counts.update(seconds)
+    starts = accumulate(map(counts.get, range(token_count), repeat(0)), initial=0)
+    same = Counter(compress(firsts, map(eq, firsts, seconds)))
+    same.pop(-1, None)
+    return _pack_wide(keys), _pack_wide(starts), dict(same)
 
 
 def _fixed_hits(blob: str, width: int, query: str) -> set[int]:
@@ -234,7 +334,13 @@ def build_navigation(idx) -> Navigation | None:
         return None
     work = len(v.tokens) + getattr(doc, "merge_count", 0)
     run = hooks.beside if work >= MIN_PARALLEL_WORK else hooks.InProcess
-    return run(_build, doc, v).result()
+    pending = run(_build, doc, v)
+    # the merges' layout reads only the text and the literal table, a window at a time:
+    # checked here while the rest is built beside
+    layout = doc.merge_layout() if hasattr(doc, "merge_layout") else None
+    nav = pending.result()
+    nav.merge_layout = layout
+    return nav
 
 
 def _build(doc, v) -> Navigation:

@@ -9,8 +9,8 @@ starts serving. Nothing here answers a request.
 from __future__ import annotations
 
 import asyncio
-import os
 import logging
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -22,7 +22,7 @@ from ..core.index import DocumentIndex, build_index, collector_paused, load_voca
 from ..core.model_folder.config_doc import is_config_name
 from ..core.model_folder.folder import TOKENIZER_NAMES
 from ..core.text.edits import apply_changes
-from .paired import closed_config_diagnostics, config_folder
+from .paired import closed_config_diagnostics, config_folder, config_snapshots
 from .progress import indexing_progress
 from .render.diagnostics import diagnostics_for
 from .session import DocumentState, Session
@@ -274,8 +274,18 @@ class Scheduler:
                     serving.navigation = idx.navigation  # typed since: still the same parse
                     doc.set_navigable(serving, doc.good_version if doc.good is serving else doc.indexed_version)
                 del idx
+                await self._read_configs_beside(doc)
         finally:
             doc.navigating = False
+
+    async def _read_configs_beside(self, doc: DocumentState) -> None:
+        """References name a token's config entries too: the config files beside a
+        tokenizer file are read now (off the event loop, kept while unchanged), not by the
+        first references request (gemma3's tokenizer_config.json: 0.1 s)."""
+        try:
+            await config_snapshots(self.server, doc.path)
+        except Exception:  # a request that needs them reads them itself
+            log.exception("reading the config files beside %s failed", doc.uri)
 
     def _build(self, data, queued, path: str | None, assume: bool, base=None, edits=None, step=None):
         """(index, diagnostics, text, byte edits from base's text) after applying `queued`;

@@ -115,9 +115,13 @@ class TokenizerProtocol(LanguageServerProtocol):
             body = orjson.dumps(message)
         except TypeError:  # e.g. a lone surrogate, which orjson refuses
             body = json.dumps(message).encode("utf-8")
-        res = self.writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-        if inspect.isawaitable(res):
-            asyncio.ensure_future(res)
+        head = b"Content-Length: %d\r\n\r\n" % len(body)
+        # a large body (references of `▁`: 5 MB) is written after its header, not copied
+        # behind it first; a small one goes in one write
+        for part in ((head, body) if len(body) > 1 << 20 else (head + body,)):
+            res = self.writer.write(part)
+            if inspect.isawaitable(res):
+                asyncio.ensure_future(res)
 
 
 def _spawn(coro) -> None:

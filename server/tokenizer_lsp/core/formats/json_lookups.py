@@ -11,6 +11,7 @@ import orjson
 
 from .. import checks, hooks
 from ..compact_vocab import CompactTokens
+from ..merge_layout import MergeLayout, detect_layout
 from ..model import TokenRef, Vocabulary, split_merge
 from .json_resolve import _string_merge_part
 from .literal_table import LiteralTable
@@ -91,6 +92,18 @@ class JsonLookups:
             return [self.merge_span(rank, part) for rank, part in uses]
         starts, ends, count = table.starts, table.ends, self.merge_count
         return [(starts[2 * r + p], ends[2 * r + p]) if 0 <= r < count else None for r, p in uses]
+
+    def merge_literal_offsets(self) -> tuple[array, array] | None:
+        """(starts, ends) of every merge literal (2 per merge for pairs), when they are the
+        parse's own (an edit since wraps them in a ShiftedTable: None)."""
+        table = (self._tables or {}).get("merges")
+        return (table.starts, table.ends) if type(table) is LiteralTable and self.merge_count else None
+
+    def merge_layout(self) -> MergeLayout | None:
+        """The merges' layout when it is a regular one (core.merge_layout); costly on large
+        files: with the navigation lookups, off the event loop."""
+        offsets = self.merge_literal_offsets()
+        return detect_layout(self.data, *offsets, self.vocab.merges_as_pairs) if offsets is not None else None
 
     def vocab_span(self, ordinal: int) -> tuple[int, int] | None:
         """Source range of the key literal of the vocabulary's ordinal-th token."""
