@@ -7,22 +7,21 @@ server writes, byte for byte the general path's; a real LSP session."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import pytest_lsp
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 from tokenizer_lsp.core.merge_layout import RangeRun, shortest_literal
 from tokenizer_lsp.core.navigate import reference_ranges
 from tokenizer_lsp.core.text import lines as lines_module
 from tokenizer_lsp.core.text.lines import LineIndex
 from tokenizer_lsp.lsp.handlers import references as references_handler
 
+from .test_navigation import client  # noqa: F401 (the fixture: a session like the navigation tests')
 from .test_references_fast import (  # noqa: F401 (a fixture)
     ENCODINGS,
     STRING,
@@ -33,7 +32,6 @@ from .test_references_fast import (  # noqa: F401 (a fixture)
     indexed,
     width,
 )
-from .test_server import capabilities
 
 # ---- small files written here -----------------------------------------------------------
 
@@ -256,19 +254,8 @@ def test_the_json_is_byte_for_byte_the_general_paths(gemma3):  # noqa: F811 (the
 
 # ---- over LSP ---------------------------------------------------------------------------
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
-async def client(lsp_client: LanguageClient):
-    @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
-    def on_refresh(params):
-        return None
-
-    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities()))
-    yield
-    await lsp_client.shutdown_session()
-
-
 @pytest.mark.parametrize("name", ["pairs respelled", "strings crlf", "pairs lone cr"])
-async def test_references_over_lsp_in_a_folder_whose_uri_has_percent_signs(client: LanguageClient, tmp_path: Path, name):
+async def test_references_over_lsp_in_a_folder_whose_uri_has_percent_signs(client: LanguageClient, tmp_path: Path, name):  # noqa: F811
     """The uri goes into a template once: a `%20` in it must come out as written."""
     text = VARIANTS[name][0]
     path = tmp_path / "my model 100%" / "tokenizer.json"
