@@ -334,13 +334,7 @@ def build_navigation(idx) -> Navigation | None:
         return None
     work = len(v.tokens) + getattr(doc, "merge_count", 0)
     run = hooks.beside if work >= MIN_PARALLEL_WORK else hooks.InProcess
-    pending = run(_build, doc, v)
-    # the merges' layout reads only the text and the literal table, a window at a time:
-    # checked here while the rest is built beside
-    layout = doc.merge_layout() if hasattr(doc, "merge_layout") else None
-    nav = pending.result()
-    nav.merge_layout = layout
-    return nav
+    return run(_build, doc, v).result()
 
 
 def _build(doc, v) -> Navigation:
@@ -351,4 +345,8 @@ def _build(doc, v) -> Navigation:
     for t in tokens:
         d = decode_token(t, scheme, t in special, prefix, suffix)
         decoded.append(visible_text(d.data) if d.text is None else d.text)
-    return Navigation(len(tokens), columns, decoded, tokens)
+    nav = Navigation(len(tokens), columns, decoded, tokens)
+    # the merges' layout too: checking it reads the whole merges text (0.2 s on gemma3),
+    # which in the server's own thread held the interpreter from hovers and hints
+    nav.merge_layout = doc.merge_layout() if hasattr(doc, "merge_layout") else None
+    return nav
