@@ -177,7 +177,6 @@ class Scheduler:
         loop = asyncio.get_running_loop()
         base, edits = doc.index, doc.pending
         started = time.perf_counter()
-        self.unreachable.preload(doc, version, data)  # a first index: the engine loads meanwhile
         try:
             idx, diags, data, edits = await loop.run_in_executor(
                 self.indexer, self._build, data, queued, doc.path, doc.was_tokenizer, base, edits,

@@ -110,8 +110,6 @@ class DocumentState:
     unreachable_version: int | None = None
     unreachable_shown: int | None = None
     reaching: bool = False
-    # (version, task) of the set the engine started computing when the document opened
-    unreachable_early: tuple | None = None
     settled: asyncio.Event = field(default_factory=asyncio.Event)  # set while not busy
 
     def set_busy(self, busy: bool) -> None:
