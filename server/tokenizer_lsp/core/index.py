@@ -92,10 +92,15 @@ class DocumentIndex:
         return self._key_ordinals.get(token)
 
     def token_at_ordinal(self, o: int) -> str:
+        return self._key_at()(o)
+
+    def _key_at(self) -> Callable[[int], str]:
+        """ordinal -> token: the compact table's own (an edited key: its renamed table, never
+        a list of every key), else the list of the keys."""
         tokens = self.vocab.tokens
         if isinstance(tokens, CompactTokens) or (isinstance(tokens, RenamedTokens) and hasattr(tokens.base, "key_at")):
-            return tokens.key_at(o)
-        return self._token_list[o]
+            return tokens.key_at
+        return self._token_list.__getitem__
 
     def vocab_span(self, ordinal: int) -> tuple[int, int] | None:
         f = getattr(self.doc, "vocab_span", None)
@@ -182,12 +187,7 @@ class DocumentIndex:
     def token_of_id_lookup(self) -> TokenOfId:
         """token_of_id as an object of its own that does not keep this index alive: what
         outlives an index (the model-folder facts a config check keeps) holds this."""
-        tokens = self.vocab.tokens
-        if isinstance(tokens, CompactTokens) or (isinstance(tokens, RenamedTokens) and hasattr(tokens.base, "key_at")):
-            key_at = tokens.key_at  # (an edited key: its renamed table, never a list of every key)
-        else:
-            key_at = self._token_list.__getitem__
-        return TokenOfId(self._ordinal_of_id, key_at, self.vocab.added)
+        return TokenOfId(self._ordinal_of_id, self._key_at(), self.vocab.added)
 
     def ordinal_of_id(self, tid: int) -> int | None:
         """Place in the vocabulary's order of the entry with this id (None: no entry)."""
