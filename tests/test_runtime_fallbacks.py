@@ -28,7 +28,7 @@ from tokenizer_lsp.runtime.forked import Forked
 
 from .conftest import corpus_file
 
-HOOKS = ("beside", "splice", "release_memory")
+HOOKS = ("beside", "beside_in_stages", "splice", "release_memory")
 HAS_FORK = hasattr(os, "fork") and sys.platform != "win32"
 needs_fork = pytest.mark.skipif(not HAS_FORK or not os.path.isdir("/proc/self/fd"), reason="needs fork and /proc")
 

@@ -15,9 +15,10 @@ high bits and a match is confirmed on the bytes), which sorts as plain ints.
 from __future__ import annotations
 
 import sys
+import threading
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from itertools import accumulate, islice
 from operator import methodcaller, or_
 
@@ -117,3 +118,48 @@ class CompactTokens(Mapping):
         blob, off = self._blob, self._offsets
         for o in range(len(self._ids)):
             yield blob[off[o] : off[o + 1]].decode("utf-8", "surrogatepass")
+
+
+class PendingTokens(Mapping):
+    """A vocabulary's token table that another stage of a build delivers (core.staged_build):
+    `later()` gives it the first time it is used, from whichever thread asks first."""
+
+    __slots__ = ("_later", "_lock", "_value")
+
+    def __init__(self, later: Callable[[], Mapping[str, int]]) -> None:
+        self._later, self._value, self._lock = later, None, threading.Lock()
+
+    def resolved(self) -> Mapping[str, int]:
+        with self._lock:
+            if self._later is not None:
+                self._value, self._later = self._later(), None
+        return self._value
+
+    def __getitem__(self, key: str) -> int:
+        return self.resolved()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.resolved())
+
+    def __len__(self) -> int:
+        return len(self.resolved())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.resolved()
+
+    def get(self, key, default=None):
+        return self.resolved().get(key, default)
+
+    def __getattr__(self, name: str):  # key_at, ordinal, ids of a CompactTokens
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.resolved(), name)
+
+
+def settled_tokens(vocab) -> Mapping[str, int]:
+    """vocab.tokens, a pending table first replaced by what it resolves to (what the
+    type checks on the table must see)."""
+    tokens = vocab.tokens
+    if isinstance(tokens, PendingTokens):
+        tokens = vocab.tokens = tokens.resolved()
+    return tokens

@@ -7,7 +7,7 @@ failing, the child dying or timing out; copies made by memmove or by join).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 # Below this many items (tokens + merges) running work beside costs more than it saves.
@@ -26,6 +26,23 @@ class InProcess:
         return self.fn(*self.args)
 
 
+class InProcessStages:
+    """Runs the generator function fn(*args) here, one of its values per next_stage(): the
+    reference for `beside_in_stages`. `shared` names objects the caller holds (the text):
+    only a process that sends its stages back by copy has to tell them apart."""
+
+    __slots__ = ("_stages",)
+
+    def __init__(self, fn: Callable[..., Iterator[Any]], *args: Any, shared: tuple = ()) -> None:
+        self._stages = fn(*args)
+
+    def next_stage(self) -> Any:
+        return next(self._stages)
+
+    def close(self) -> None:
+        self._stages.close()
+
+
 def plain_splice(data: bytes, start: int, end: int, new: bytes) -> bytes:
     """data[:start] + new + data[end:]."""
     view = memoryview(data)
@@ -38,6 +55,9 @@ def no_op() -> None:
 
 # Work that may run in parallel with the caller: beside(fn, *args).result() == fn(*args).
 beside: Callable[..., Any] = InProcess
+# The same for a generator function, each value as soon as it is made: the k-th
+# next_stage() of beside_in_stages(fn, *args, shared=objs) == the k-th value of fn(*args).
+beside_in_stages: Callable[..., Any] = InProcessStages
 # A new version of a document's bytes.
 splice: Callable[[bytes, int, int, bytes], bytes] = plain_splice
 # Give memory freed by a dropped index back to the system.
@@ -46,5 +66,5 @@ release_memory: Callable[[], None] = no_op
 
 def reset() -> None:
     """Back to the plain reference behaviour (tests)."""
-    global beside, splice, release_memory
-    beside, splice, release_memory = InProcess, plain_splice, no_op
+    global beside, beside_in_stages, splice, release_memory
+    beside, beside_in_stages, splice, release_memory = InProcess, InProcessStages, plain_splice, no_op

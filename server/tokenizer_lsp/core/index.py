@@ -18,7 +18,7 @@ from functools import cached_property
 import orjson
 
 from . import detect
-from .compact_vocab import CompactTokens
+from .compact_vocab import CompactTokens, settled_tokens
 from .formats.json_doc import JsonDocument, TokenRef, parse_deferring_merges
 from .formats.merges_doc import MergesDocument
 from .formats.tiktoken_doc import TiktokenDocument
@@ -26,6 +26,11 @@ from .model import Finding, RenamedTokens, Vocabulary
 from .text.lines import LineIndex
 
 _PARSES = itertools.count()
+
+
+def new_parse_id() -> int:
+    return next(_PARSES)
+
 NOT_TOKENIZER = "not a tokenizer file (JSON without a tokenizer model or token->id vocab)"
 
 
@@ -57,7 +62,7 @@ class DocumentIndex:
         self.not_tokenizer_reason = not_tokenizer_reason
         # the parse it comes from: indexes derived by edited() share it, and with it their
         # vocabulary ordinals and merge ranks (so their navigation lookups)
-        self.parse_id = next(_PARSES)
+        self.parse_id = new_parse_id()
 
     @property
     def is_tokenizer(self) -> bool:
@@ -84,7 +89,7 @@ class DocumentIndex:
     def ordinal_of(self, token: str) -> int | None:
         """The place of a token in the vocabulary's order (its literal table index)."""
         v = self.vocab
-        if v is None or token not in v.tokens:
+        if v is None or token not in settled_tokens(v):
             return None
         tokens = v.tokens
         if isinstance(tokens, CompactTokens) or (isinstance(tokens, RenamedTokens) and hasattr(tokens.base, "ordinal")):
@@ -97,7 +102,7 @@ class DocumentIndex:
     def _key_at(self) -> Callable[[int], str]:
         """ordinal -> token: the compact table's own (an edited key: its renamed table, never
         a list of every key), else the list of the keys."""
-        tokens = self.vocab.tokens
+        tokens = settled_tokens(self.vocab)
         if isinstance(tokens, CompactTokens) or (isinstance(tokens, RenamedTokens) and hasattr(tokens.base, "key_at")):
             return tokens.key_at
         return self._token_list.__getitem__
@@ -212,7 +217,7 @@ class DocumentIndex:
     @cached_property
     def _ordinal_of_id(self) -> array | range:
         """id -> place of its key in the vocabulary's order (-1: none); built on first use."""
-        tokens = self.vocab.tokens
+        tokens = settled_tokens(self.vocab)
         ids = tokens.ids() if isinstance(tokens, CompactTokens) else tokens.values()
         # arrays, not lists of ints: after an edit this runs on a keystroke's index, where two
         # lists of 150k ints were 11 MB at the peak (qwen3)

@@ -18,9 +18,10 @@ from lsprotocol import types
 
 from ..core import hooks
 from ..core.files import VOCAB_NAMES, companion_vocab_path, load_vocab_file
-from ..core.index import DocumentIndex, build_index, collector_paused, load_vocabulary
+from ..core.index import DocumentIndex, collector_paused, load_vocabulary
 from ..core.model_folder.config_doc import is_config_name
 from ..core.model_folder.folder import TOKENIZER_NAMES
+from ..core.staged_build import build_index_beside
 from ..core.text.edits import apply_changes
 from .paired import closed_config_diagnostics, config_folder, config_snapshots
 from .progress import indexing_progress
@@ -143,8 +144,11 @@ class Scheduler:
     def _findings_ready(self, doc: DocumentState, diags: list[dict], version: int, caused_here: bool) -> None:
         """Push to clients that do not pull; a pulling client asks itself, and is told to
         ask again when another file's change moved these findings."""
-        doc.diagnostics = diags
-        if not self.session.capabilities.pull_diagnostics:
+        pulled = self.session.capabilities.pull_diagnostics
+        # kept for the client's pulls: a client that is pushed to never asks (1000 of them
+        # are 1 MB, and a second version of them at each edit)
+        doc.diagnostics = diags if pulled else []
+        if not pulled:
             self.publish(doc.uri, diags, version)
         elif not caused_here and self.session.capabilities.diagnostic_refresh:
             self.server.workspace_diagnostic_refresh(None)
@@ -324,7 +328,8 @@ class Scheduler:
                 idx = None
             if idx is not None:
                 return idx
-        return build_index(data, path, companion=lambda: self._companion(path), assume_tokenizer=assume)
+        # built beside: the parse's small objects would pin the interpreter's arenas here
+        return build_index_beside(data, path, lambda: self._companion(path), assume)
 
     def _companion(self, path: str | None):
         """The vocabulary beside a merges file: the editor's text when it is open (saved or

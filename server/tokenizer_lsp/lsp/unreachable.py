@@ -21,6 +21,8 @@ import time
 from ..core.behaviour.loaded import LoadError
 from ..core.behaviour.reachability_findings import (
     CODE,
+    UnreachableEntry,
+    compact_entries,
     unreachable_findings,
     with_unreachable,
 )
@@ -68,7 +70,7 @@ class Unreachable:
 
     # ---- shown on an index ---------------------------------------------------------------
 
-    def _render(self, idx: DocumentIndex, entries: list[dict]) -> list[dict]:
+    def _render(self, idx: DocumentIndex, entries: list[UnreachableEntry]) -> list[dict]:
         """All of idx's diagnostics with the unreachable set placed on it (indexer thread)."""
         merged = with_unreachable(idx.findings, unreachable_findings(idx, entries))
         return diagnostics_for(_WithFindings(idx, merged), self.session.settings, self.session.encoding)
@@ -110,8 +112,8 @@ class Unreachable:
         if doc.indexed_version != version or self.session.documents.get(doc.uri) is not doc:
             return  # a newer index was published meanwhile, with the set already on it
         doc.unreachable_shown = version if doc.unreachable else None
-        doc.diagnostics = diags
         caps = self.session.capabilities
+        doc.diagnostics = diags if caps.pull_diagnostics else []  # kept for pulls only
         if not caps.pull_diagnostics:
             self.scheduler.publish(doc.uri, diags, version)
         elif caps.diagnostic_refresh:
@@ -185,19 +187,22 @@ class Unreachable:
         finally:
             doc.reaching = False
 
-    async def _compute(self, doc: DocumentState, version: int) -> list[dict] | None:
+    async def _compute(self, doc: DocumentState, version: int) -> list[UnreachableEntry] | None:
         idx = doc.index
         if idx is None or idx.format not in COMPUTED_FOR or idx.syntax_error is not None:
             return []  # a broken file loads in no engine: no set, as `check` has none
         # the text alone, handed to the engine client, which lets it go once sent: neither a
         # second index nor an old text kept alive while the engine works
-        text, path = [idx.data], doc.path
+        text, path, fmt = [idx.data], doc.path, idx.format
         del idx
         try:
             companion_path, companion = await companion_bytes(self.session, text[0], path)
             await self._engine_started()
-            return await self.scheduler.server.engine.unreachable((doc.uri, version), text, path, companion,
-                                                                  companion_path)
+            entries = await self.scheduler.server.engine.unreachable((doc.uri, version), text, path, companion,
+                                                                     companion_path)
+            # kept until the next set: compact, their messages written once (indexer thread)
+            return await asyncio.get_running_loop().run_in_executor(
+                self.scheduler.indexer, compact_entries, entries, fmt)
         except LoadError:
             return []
         except EngineError as e:

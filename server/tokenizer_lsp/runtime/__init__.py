@@ -1,6 +1,7 @@
 """Optional speed-ups, each with a plain fallback the core uses without them.
 
-- forked: checks run in a forked child beside the parent (core.hooks.beside)
+- forked: checks and whole builds run in a forked child beside the parent (core.hooks.beside,
+  core.hooks.beside_in_stages)
 - fast_copy: document versions copied with the interpreter released (core.hooks.splice)
 - malloc: glibc tuning and malloc_trim after an index is dropped (core.hooks.release_memory)
 - stdio: orjson message parsing, a large didOpen's text straight to bytes, stdin read on
@@ -19,6 +20,7 @@ def install(serving: bool = False) -> None:
     from . import fast_copy, forked, malloc
 
     hooks.beside = forked.Forked
+    hooks.beside_in_stages = forked.ForkedStages
     hooks.splice = fast_copy.splice
     hooks.release_memory = malloc.release_free_memory
     if serving:

@@ -14,12 +14,13 @@ fork ran 30% slower, in page faults that also stall the event loop's thread.
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import select
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 NICENESS = 10
@@ -77,43 +78,61 @@ class _PipeReader:
         return bytes(out)
 
 
+def _fork(child: Callable[[int], None]) -> tuple[int, int]:
+    """(pid, read end of its pipe) of a child that runs child(write end) and exits;
+    (0, -1) when there is no fork here or it failed."""
+    if not hasattr(os, "fork") or sys.platform == "win32":
+        return 0, -1
+    parent = os.getpid()
+    try:
+        r, w = os.pipe()
+    except OSError:
+        return 0, -1
+    try:
+        pid = os.fork()
+    except OSError:  # EAGAIN, ENOMEM: the pipe must not outlive the attempt (one per check)
+        os.close(r)
+        os.close(w)
+        return 0, -1
+    if pid == 0:  # child: compute, send, leave without running any cleanup
+        status = 0
+        try:
+            os.close(r)
+            _die_with(parent)
+            # on two cores, this child and the indexer thread would leave none for the
+            # event loop: let the scheduler prefer it (hovers) when it needs a core
+            os.nice(NICENESS)
+            child(w)
+        except BaseException:  # noqa: BLE001 (the parent sees a failed child and computes it itself)
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(w)
+    return pid, r
+
+
+def _send(w: int, payload: bytes) -> None:
+    view = memoryview(payload)
+    while view:
+        n = os.write(w, view)
+        view = view[n:]
+
+
+def _reap(pid: int, fd: int) -> None:
+    os.close(fd)
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done == 0:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+    except (ChildProcessError, ProcessLookupError):
+        pass
+
+
 class Forked:
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
         self.fn, self.args = fn, args
-        self.pid = 0
-        self.fd = -1
-        if not hasattr(os, "fork") or sys.platform == "win32":
-            return
-        parent = os.getpid()
-        try:
-            r, w = os.pipe()
-        except OSError:
-            return
-        try:
-            pid = os.fork()
-        except OSError:  # EAGAIN, ENOMEM: the pipe must not outlive the attempt (one per check)
-            os.close(r)
-            os.close(w)
-            return
-        if pid == 0:  # child: compute, send, leave without running any cleanup
-            status = 0
-            try:
-                os.close(r)
-                _die_with(parent)
-                # on two cores, this child and the indexer thread would leave none for the
-                # event loop: let the scheduler prefer it (hovers) when it needs a core
-                os.nice(NICENESS)
-                payload = pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
-                view = memoryview(payload)
-                while view:
-                    n = os.write(w, view)
-                    view = view[n:]
-            except BaseException:
-                status = 1
-            finally:
-                os._exit(status)
-        os.close(w)
-        self.pid, self.fd = pid, r
+        self.pid, self.fd = _fork(lambda w: _send(w, pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)))
 
     def result(self, timeout: float = 60.0) -> Any:
         if self.pid:
@@ -121,7 +140,7 @@ class Forked:
                 # unpickled as it arrives: a result of several MB is never held twice (the
                 # bytes and the objects), which would raise the server's peak memory
                 return pickle.load(_PipeReader(self.fd, time.monotonic() + timeout))
-            except Exception:  # died, timed out, corrupt: the same result computed here
+            except Exception:  # noqa: BLE001, S110 (died, timed out, corrupt: the same result computed here)
                 pass
             finally:
                 self._reap()
@@ -133,12 +152,68 @@ class Forked:
             self._reap()
 
     def _reap(self) -> None:
-        os.close(self.fd)
-        try:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid == 0:
-                os.kill(self.pid, 9)
-                os.waitpid(self.pid, 0)
-        except (ChildProcessError, ProcessLookupError):
-            pass
+        _reap(self.pid, self.fd)
         self.pid = 0
+
+
+class _SharedPickler(pickle.Pickler):
+    """Objects of `shared` (which the parent holds too) go by their place in it."""
+
+    def __init__(self, file, shared: tuple) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.shared = {id(o): k for k, o in enumerate(shared)}
+
+    def persistent_id(self, obj):
+        return self.shared.get(id(obj))
+
+
+class _SharedUnpickler(pickle.Unpickler):
+    def __init__(self, file, shared: tuple) -> None:
+        super().__init__(file)
+        self.shared = shared
+
+    def persistent_load(self, pid):
+        return self.shared[pid]
+
+
+class ForkedStages:
+    """core.hooks.beside_in_stages in a forked child: each value of the generator is sent
+    as soon as it is made (objects of `shared` by reference, not copied), and read by
+    next_stage(). When the child fails at some stage, that stage and the later ones are
+    computed here (the generator run again, the values already taken skipped)."""
+
+    def __init__(self, fn: Callable[..., Iterator[Any]], *args: Any, shared: tuple = ()) -> None:
+        self.fn, self.args, self.shared = fn, args, shared
+        self.taken = 0
+        self.here: Iterator[Any] | None = None
+
+        def child(w: int) -> None:
+            for value in fn(*args):
+                buffer = io.BytesIO()
+                _SharedPickler(buffer, shared).dump(value)
+                _send(w, buffer.getbuffer())
+
+        self.pid, self.fd = _fork(child)
+
+    def next_stage(self, timeout: float = 60.0) -> Any:
+        if self.pid:
+            try:
+                value = _SharedUnpickler(_PipeReader(self.fd, time.monotonic() + timeout), self.shared).load()
+                self.taken += 1
+                return value
+            except Exception:  # noqa: BLE001 (died, timed out, corrupt: from here on, computed here)
+                self.close()
+        if self.here is None:
+            self.here = self.fn(*self.args)
+            for _ in range(self.taken):
+                next(self.here)
+        self.taken += 1
+        return next(self.here)
+
+    def close(self) -> None:
+        if self.pid:
+            _reap(self.pid, self.fd)
+            self.pid = 0
+
+    def __del__(self) -> None:
+        self.close()

@@ -18,38 +18,55 @@ CODE = "unreachable-token"
 _MAX_PIECES_SHOWN = 12
 
 
-def unreachable_findings(idx: DocumentIndex, entries: list[dict]) -> list[Finding]:
-    """One finding per entry on its vocab entry in `idx` (the key literal; a tiktoken
-    rank's base64 field), in file order. Needs the index's lookups (prepare_lookups).
-    An entry is found by its token (a few microseconds), else by its id (an edit renamed
-    it: the id table is built then); one whose id has no vocab entry here is left out."""
+class UnreachableEntry:
+    """One unreachable token as kept beside a document until the next set: its message
+    written once (2k entries rewritten per keystroke were half of its time on qwen3), not
+    the engine's dict with its pieces (2.7 MB for qwen3's 1909, against 0.8 MB)."""
+
+    __slots__ = ("id", "message", "named", "text", "token")
+
+    def __init__(self, entry: dict, rank_word: str) -> None:
+        self.id, self.token, self.text = entry["id"], entry["token"], entry.get("text") or ""
+        self.message = message(entry, self.token, rank_word)
+        self.named = len(_naming(self.token, self.text, rank_word, self.id))  # the message's start names it
+
+    def message_for(self, token: str, rank_word: str) -> str:
+        """The message with the token's entry as it is now named (an edit may rename it)."""
+        if token == self.token:
+            return self.message
+        return _naming(token, self.text, rank_word, self.id) + self.message[self.named:]
+
+
+def compact_entries(entries: list[dict], fmt: str | None) -> list[UnreachableEntry]:
+    rank_word = "rank" if fmt == "tiktoken" else "id"
+    return [UnreachableEntry(e, rank_word) for e in entries]
+
+
+def unreachable_findings(idx: DocumentIndex, entries: list[UnreachableEntry]) -> list[Finding]:
+    """One finding per entry (compact_entries) on its vocab entry in `idx` (the key
+    literal; a tiktoken rank's base64 field), in file order. Needs the index's lookups
+    (prepare_lookups). An entry is found by its token (a few microseconds), else by its id
+    (an edit renamed it: the id table is built then); one whose id has no vocab entry here
+    is left out."""
     if not entries or idx.vocab is None or not idx.lookups_ready:
         return []
     tokens = idx.vocab.tokens
     rank_word = "rank" if idx.format == "tiktoken" else "id"
     out = []
     for e in entries:
-        token = e["token"]
-        o = idx.ordinal_of_id(e["id"])  # by id first: no search of the keys by text
+        token = e.token
+        o = idx.ordinal_of_id(e.id)  # by id first: no search of the keys by text
         if o is not None and idx.token_at_ordinal(o) == token:
             span = idx.vocab_span(o)
         else:
-            if tokens.get(token) != e["id"]:  # edited since it was computed: the id's entry now
-                token = idx.token_of_id(e["id"])
+            if tokens.get(token) != e.id:  # edited since it was computed: the id's entry now
+                token = idx.token_of_id(e.id)
                 if token is None or token not in tokens:
                     continue
             span = idx.span_of_token(token)
         if span is None:
             continue
-        # the same entries are placed again on every edit's index until the next set: their
-        # messages are written once (2k of them were half of a keystroke's time on qwen3)
-        cached = e.get("_message")
-        if cached is not None and cached[0] == (token, rank_word):
-            text = cached[1]
-        else:
-            text = message(e, token, rank_word)
-            e["_message"] = ((token, rank_word), text)
-        out.append(Finding(CODE, span[0], span[1], text))
+        out.append(Finding(CODE, span[0], span[1], e.message_for(token, rank_word)))
     out.sort(key=lambda f: f.start)
     return out
 
@@ -72,10 +89,14 @@ def message(entry: dict, token: str | None = None, rank_word: str = "id") -> str
     shown = " + ".join(_piece(p) for p in pieces[:_MAX_PIECES_SHOWN])
     if len(pieces) > _MAX_PIECES_SHOWN:
         shown += f" + … ({len(pieces)} pieces)"
-    text = _spelled(entry.get("text") or "")
-    what = f"{_q(token)} ({text}, {rank_word} {entry['id']})" if text != token else f"{_q(token)} ({rank_word} {entry['id']})"
     reason = entry.get("reason")
-    return f"{what} is never produced: its text encodes to → {shown or 'nothing'}" + (f"; {reason}" if reason else "")
+    return (_naming(token, entry.get("text") or "", rank_word, entry["id"])
+            + f" is never produced: its text encodes to → {shown or 'nothing'}" + (f"; {reason}" if reason else ""))
+
+
+def _naming(token: str, text: str, rank_word: str, tid: int) -> str:
+    spelled = _spelled(text)
+    return f"{_q(token)} ({spelled}, {rank_word} {tid})" if spelled != token else f"{_q(token)} ({rank_word} {tid})"
 
 
 def _piece(p: dict) -> str:
@@ -118,4 +139,4 @@ def file_unreachable_findings(idx: DocumentIndex, path: str) -> list[Finding]:
     if not entries:
         return []
     idx.prepare_lookups()
-    return unreachable_findings(idx, entries)
+    return unreachable_findings(idx, compact_entries(entries, idx.format))

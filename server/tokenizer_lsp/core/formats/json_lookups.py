@@ -10,7 +10,7 @@ from operator import and_
 import orjson
 
 from .. import checks, hooks
-from ..compact_vocab import CompactTokens
+from ..compact_vocab import CompactTokens, settled_tokens
 from ..merge_layout import MergeLayout, detect_layout
 from ..model import TokenRef, Vocabulary, split_merge
 from .json_resolve import _string_merge_part
@@ -138,7 +138,7 @@ class JsonLookups:
     def _compact_vocab(self) -> None:
         """Swap the vocab dict for flat arrays: after the checks only single lookups remain
         (the dict is most of an index's memory)."""
-        tokens = self.vocab.tokens
+        tokens = settled_tokens(self.vocab)  # built beside (core.staged_build): compact already
         if type(tokens) is not dict:
             return
         try:
