@@ -432,3 +432,22 @@ async def test_merges_edit_recomputes_the_vocab_json_beside_it(client: LanguageC
     final = next(p for p in client.publications[n:] if p.uri == vuri and len(unreachable_in(p)) == 2)
     hello = next(d for d in unreachable_in(final) if d.message.startswith("`hello`"))
     assert hello.range.start.character == vtext.index('"hello"') and "no merge builds it" in hello.message
+
+
+def test_the_engine_keeps_its_post_processor_for_later_encodes():
+    """The batch runs without the post-processor (it adds nothing with add_special_tokens
+    off); an `encode --special` of the same loaded engine afterwards still gets its BOS."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from tokenizer_lsp.core.behaviour.loaded import LoadedTokenizer
+
+    vocab = {"<s>": 0, "a": 1, "b": 2, "ab": 3, "ba": 4, "c": 5}
+    tok = Tokenizer(models.BPE(vocab, [("a", "b"), ("b", "a")]))
+    tok.pre_tokenizer = pre_tokenizers.Split(pattern="b", behavior="isolated")
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 0)])
+    tok.add_special_tokens(["<s>"])
+    found = unreachable_tokens(LoadedTokenizer("tokenizers", tok))
+    # "ab" and "ba" are split by the pre-tokenizer at every b: unreachable; a, b, c are not
+    assert [e["id"] for e in found] == [3, 4]
+    assert all("pre-tokenizer splits" in e["reason"] for e in found)
+    assert tok.encode("ab", add_special_tokens=True).ids == [0, 1, 2]
+    assert tok.encode("ab", add_special_tokens=False).ids == [1, 2]

@@ -149,6 +149,7 @@ def main() -> int:
     out = os.dup(1)
     os.dup2(2, 1)
     inp = sys.stdin.fileno()
+    _import_engines()
     idle = Idle(idle_seconds(), parent)
     worker = Worker()
     while True:
@@ -168,6 +169,17 @@ def main() -> int:
         except BrokenPipeError:
             return 0
         idle.done()
+
+
+def _import_engines() -> None:
+    """Import what a load needs before the first request arrives: the server starts this
+    process while it still parses or publishes, and the import is a tenth of a second."""
+    try:
+        import tokenizers  # noqa: F401
+
+        from ..core.behaviour import load, reachability  # noqa: F401
+    except Exception:  # noqa: BLE001, S110 (the request that needs them says what is missing)
+        pass
 
 
 class Idle:
