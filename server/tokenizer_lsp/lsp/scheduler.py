@@ -27,7 +27,7 @@ from .paired import closed_config_diagnostics, config_folder, config_snapshots
 from .progress import indexing_progress
 from .render.diagnostics import diagnostics_for
 from .session import DocumentState, Session
-from .unreachable import Unreachable
+from .unreachable import CarriedDiagnostics, Unreachable
 
 log = logging.getLogger("tokenizer_lsp")
 SETTLE_S = 1.0  # quiet time after an edit before navigation lookups are rebuilt
@@ -184,7 +184,7 @@ class Scheduler:
         try:
             idx, diags, data, edits = await loop.run_in_executor(
                 self.indexer, self._build, data, queued, doc.path, doc.was_tokenizer, base, edits,
-                progress.step_threadsafe if progress else None)
+                progress.step_threadsafe if progress else None, self.unreachable.carrying(doc))
         except Exception:  # a bug in one document must not take the server down
             log.exception("indexing %s failed", uri)
             doc.queued[:0] = queued
@@ -290,9 +290,12 @@ class Scheduler:
         except Exception:  # a request that needs them reads them itself
             log.exception("reading the config files beside %s failed", doc.uri)
 
-    def _build(self, data, queued, path: str | None, assume: bool, base=None, edits=None, step=None):
+    def _build(self, data, queued, path: str | None, assume: bool, base=None, edits=None, step=None,
+               carrying=None):
         """(index, diagnostics, text, byte edits from base's text) after applying `queued`;
-        `step(message, percentage)` is told when the checks start."""
+        `step(message, percentage)` is told when the checks start. `carrying`: the last
+        unreachable-token set, rendered with the findings when the index can place it
+        (rendered once, not once without it and again with it)."""
         with collector_paused():
             if queued:
                 lines = base.lines if base is not None and base.data is data else None
@@ -301,7 +304,12 @@ class Scheduler:
             idx = self._build_index(data, path, assume, base, edits)
             if step is not None:
                 step("checking", 40)
-            diags = diagnostics_for(idx, self.session.settings, self.session.encoding) if idx.is_tokenizer else []
+            if not idx.is_tokenizer:
+                diags = []
+            elif carrying and self.unreachable.placeable(idx):
+                diags = CarriedDiagnostics(self.unreachable.render(idx, carrying))
+            else:
+                diags = diagnostics_for(idx, self.session.settings, self.session.encoding)
             return idx, diags, data, edits
 
     @staticmethod

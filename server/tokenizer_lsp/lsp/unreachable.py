@@ -36,6 +36,12 @@ log = logging.getLogger("tokenizer_lsp")
 COMPUTED_FOR = ("tokenizer.json", "vocab.json", "tiktoken")
 
 
+class CarriedDiagnostics(list):
+    """Diagnostics rendered with the last unreachable set already on them."""
+
+    __slots__ = ()
+
+
 class _WithFindings:
     """An index seen with more findings (what diagnostics_for reads of it)."""
 
@@ -70,14 +76,21 @@ class Unreachable:
 
     # ---- shown on an index ---------------------------------------------------------------
 
-    def _render(self, idx: DocumentIndex, entries: list[UnreachableEntry]) -> list[dict]:
+    def render(self, idx: DocumentIndex, entries: list[UnreachableEntry]) -> list[dict]:
         """All of idx's diagnostics with the unreachable set placed on it (indexer thread)."""
         merged = with_unreachable(idx.findings, unreachable_findings(idx, entries))
         return diagnostics_for(_WithFindings(idx, merged), self.session.settings, self.session.encoding)
 
+    def carrying(self, doc: DocumentState) -> list[UnreachableEntry] | None:
+        """The set a new index of doc will show, when there is one (read on the loop)."""
+        return doc.unreachable if doc.unreachable and self.enabled() else None
+
+    @staticmethod
+    def placeable(idx: DocumentIndex | None) -> bool:
+        return idx is not None and idx.is_tokenizer and idx.lookups_ready
+
     def _showable(self, doc: DocumentState, idx: DocumentIndex | None) -> bool:
-        return (bool(doc.unreachable) and self.enabled() and idx is not None and idx.is_tokenizer
-                and idx.lookups_ready)
+        return bool(doc.unreachable) and self.enabled() and self.placeable(idx)
 
     async def carried(self, doc: DocumentState, idx: DocumentIndex, diags: list[dict], version: int) -> list[dict]:
         """The diagnostics to publish for a new index: with the last set when this index can
@@ -87,10 +100,13 @@ class Unreachable:
             # the helper process starts while this publication goes out, not after it
             self._warmed = True
             asyncio.ensure_future(self._warm())
+        if isinstance(diags, CarriedDiagnostics):  # rendered with the set by the build
+            doc.unreachable_shown = version
+            return list(diags)
         if not self._showable(doc, idx):
             return diags
         loop = asyncio.get_running_loop()
-        diags = await loop.run_in_executor(self.scheduler.indexer, self._render, idx, doc.unreachable)
+        diags = await loop.run_in_executor(self.scheduler.indexer, self.render, idx, doc.unreachable)
         doc.unreachable_shown = version
         return diags
 
@@ -104,7 +120,7 @@ class Unreachable:
             return  # nothing shown, nothing to show
         loop = asyncio.get_running_loop()
         if doc.unreachable:
-            diags = await loop.run_in_executor(self.scheduler.indexer, self._render, idx, doc.unreachable)
+            diags = await loop.run_in_executor(self.scheduler.indexer, self.render, idx, doc.unreachable)
         else:  # the last set was emptied: the findings without it
             diags = await loop.run_in_executor(self.scheduler.indexer, diagnostics_for, idx,
                                                self.session.settings, self.session.encoding)
