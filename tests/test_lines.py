@@ -48,3 +48,21 @@ def test_span_positions_equal_positions_of_both_ends(parts, encoding, data):
         spans.sort()
     expected = [(idx.position(s, encoding), idx.position(e, encoding)) for s, e in spans]
     assert idx.span_positions(spans, encoding) == expected
+
+
+@settings(max_examples=100)
+@given(st.lists(chars, max_size=200), st.sampled_from(["utf-16", "utf-32", "utf-8"]), st.data())
+def test_positions_of_offsets_far_apart_equal_position_of_each(parts, encoding, data):
+    """Offsets further apart than _JUMP are placed by each one's chunk, not by counting the
+    line breaks between them: the same answers as position() one at a time (made small
+    here so that random texts have both kinds of gaps)."""
+    text = "".join(parts).encode("utf-8")
+    bounds = [i for i in range(len(text) + 1) if i == len(text) or not 0x80 <= text[i] < 0xC0]
+    offsets = data.draw(st.lists(st.sampled_from(bounds), max_size=40))
+    old = lines._JUMP, lines._CHUNK
+    lines._JUMP, lines._CHUNK = data.draw(st.sampled_from([(3, 4), (8, 2), (1, 16)]))
+    try:
+        idx = LineIndex(text)
+        assert idx.positions(offsets, encoding) == [idx.position(o, encoding) for o in offsets]
+    finally:
+        lines._JUMP, lines._CHUNK = old

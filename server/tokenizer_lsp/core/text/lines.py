@@ -132,7 +132,9 @@ class LineIndex:
         for i in order:
             off = offsets[i]
             if line < 0 or off >= next_start:
-                if line < 0 or self._starts is not None:
+                if line < 0 or self._starts is not None or off - prev > _JUMP:
+                    # far apart (findings spread over gemma3's 33 MB): a chunk's count, not
+                    # one C call counting megabytes with the interpreter held (16 ms)
                     line = self.line_of(off)
                     line_start = self.start_of_line_at(off)
                 else:  # count the line breaks since the previous offset: one pass in all
