@@ -60,3 +60,24 @@ def test_renaming_over_a_compact_base():
     r = RenamedTokens(base).rename("Ġb", "Ġbx")
     assert "Ġb" not in r and r["Ġbx"] == 1 and r["c"] == 2 and len(r) == 3
     assert list(r) == ["Ġa", "c", "Ġbx"]
+
+
+@given(st.dictionaries(tokens, st.integers(-(2**31), 2**31 - 1), min_size=1, max_size=200), st.data())
+def test_values_items_and_ids_follow_the_keys_as_a_dict_does(d, data):
+    """values(), items() and ids() come from the id array, not a lookup per key: the same
+    as the dict, also after renames (a renamed key last, as copy-and-rename would put it)."""
+    c = CompactTokens(d)
+    assert list(c.values()) == list(d.values()) and list(c.items()) == list(d.items())
+    r, plain = RenamedTokens(c), dict(d)
+    for _ in range(data.draw(st.integers(0, 4))):
+        old = data.draw(st.sampled_from(list(plain)))
+        new = data.draw(tokens.filter(lambda t: t not in plain))
+        r = r.rename(old, new)
+        plain[new] = plain.pop(old)
+    assert list(r) == list(plain)
+    assert list(r.items()) == list(plain.items()) and list(r.values()) == list(plain.values())
+    assert list(r.ids()) == list(plain.values())
+    for k in list(d)[:20] + list(plain)[-5:]:
+        assert r.get(k, "absent") == plain.get(k, "absent")
+    first = next(iter(d.items()))
+    assert first in c.items() and (first[0], first[1] + 1) not in c.items()  # still a view

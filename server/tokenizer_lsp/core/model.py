@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from array import array
+from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 
 from .decoding.tokens import Decoded, Scheme, decode_token
@@ -98,7 +99,12 @@ class RenamedTokens(Mapping):
         return key in self.renamed or (key not in self.removed and key in self.base)
 
     def get(self, key, default=None):
-        return self[key] if key in self else default
+        # one lookup in the base, not `in` and then [] (each a search of the compact table)
+        if key in self.renamed:
+            return self.renamed[key]
+        if key in self.removed:
+            return default
+        return self.base.get(key, default)
 
     def __len__(self) -> int:
         return len(self.base) - len(self.removed) + len(self.renamed)
@@ -107,6 +113,30 @@ class RenamedTokens(Mapping):
         removed = self.removed
         yield from (k for k in self.base if k not in removed) if removed else self.base
         yield from self.renamed
+
+    def ids(self) -> array:
+        """The values in key order, from the base's own array when it has one (one copy,
+        no lookup per key)."""
+        base_ids = getattr(self.base, "ids", None)
+        if base_ids is None:
+            return array("q", (self[k] for k in self))
+        out = array("q", base_ids())
+        ordinals = sorted((self.base.ordinal(k) for k in self.removed), reverse=True)
+        for o in ordinals:
+            if o is not None:
+                del out[o]
+        out.extend(self.renamed.values())
+        return out
+
+    def values(self) -> ValuesView:
+        from .compact_vocab import KeyOrderValues
+
+        return KeyOrderValues(self)
+
+    def items(self) -> ItemsView:
+        from .compact_vocab import KeyOrderItems
+
+        return KeyOrderItems(self)
 
 
 @dataclass
