@@ -221,9 +221,9 @@ class DocumentIndex:
         ids = tokens.ids() if isinstance(tokens, CompactTokens) else tokens.values()
         # arrays, not lists of ints: after an edit this runs on a keystroke's index, where two
         # lists of 150k ints were 11 MB at the peak (qwen3)
-        ids = array("q", (i if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 1 << 26 else -1
+        ids = array("i", (i if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 1 << 26 else -1
                           for i in ids))
-        if ids == array("q", range(len(ids))):
+        if ids == array("i", range(len(ids))):
             return range(len(ids))  # keys in id order (most files): no table in memory
         where = array("i", [-1]) * (max(ids, default=-1) + 1)
         for o, tid in enumerate(ids):
