@@ -131,13 +131,15 @@ export async function fixChecks() {
     }, 180_000, 50);
     const changedSecs = (Date.now() - t0) / 1000;
     if (!changed) fail(`180 s after choosing ${JSON.stringify(wantTitle)} the document is unchanged`);
-    let shown = await textShows();
+    // VS Code may take its editor's lines off the page for a while as it lays out 10 MB of
+    // new text (locator calls then time out after 30 s): polled, never asked once
+    let shown = await until(textShows, 60_000, 200);
     if (!shown) {
       await gotoLine(first.line);
       shown = await until(textShows, 30_000, 100);
     }
     const shownSecs = (Date.now() - t0) / 1000;
-    const line = (await editorText()).split('\n').find((l) => l.trim().startsWith(first.asString)) || '';
+    const line = (await until(editorText, 30_000, 200) || '').split('\n').find((l) => l.trim().startsWith(first.asString)) || '';
     if (!shown) fail(`after the conversion line ${first.line} does not show the first merge as ${first.asString}: ${JSON.stringify((await editorText()).split('\n').slice(0, 6))}`);
     log(`convert-merges: ${changedBy} ${changedSecs.toFixed(2)} s after Enter, first merge on screen after ${shownSecs.toFixed(2)} s: ${JSON.stringify(line.trim().slice(0, 80))}`);
 
