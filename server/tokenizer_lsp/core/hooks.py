@@ -17,7 +17,7 @@ MIN_PARALLEL_WORK = 100_000
 class InProcess:
     """Runs fn(*args) when the result is asked for: the reference for `beside`."""
 
-    __slots__ = ("fn", "args")
+    __slots__ = ("args", "fn")
 
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
         self.fn, self.args = fn, args

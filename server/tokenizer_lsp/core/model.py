@@ -54,7 +54,7 @@ class RenamedTokens(Mapping):
     Iteration order matches the copy-and-rename it stands for: renamed keys come last.
     """
 
-    __slots__ = ("base", "renamed", "removed", "origin")
+    __slots__ = ("base", "origin", "removed", "renamed")
 
     def __init__(self, base: dict[str, int], renamed: dict[str, int] | None = None,
                  removed: frozenset[str] = frozenset(), origin: dict[str, str] | None = None) -> None:
