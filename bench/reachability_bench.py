@@ -5,7 +5,9 @@
 
 Measures, in one run so the machine's speed drifts alike for all figures:
 - in-process: `Tokenizer.from_file`, our load (load_tokenizer_file) and unreachable_tokens
-  on the same file, interleaved per round (medians);
+  (the engine's BPE on every token) on the same file, and the set read off the merges'
+  structure (reachability_fast; "-" where the file's shape is left to the engine), interleaved
+  per round (medians);
 - through the real server (stdio, a fresh server per round): from the didOpen's bytes going
   out to the first publication (the other findings), and to the publication that holds the
   unreachable findings; hover p50/p99 in between (a hover every 5 ms once hovers answer),
@@ -47,7 +49,7 @@ from bench import (
     pct,
 )
 
-FILES = ["qwen3/tokenizer.json", "gemma3/tokenizer.json"]
+FILES = ["qwen3/tokenizer.json", "llama3/tokenizer.json", "gemma3/tokenizer.json"]
 SERVER_FILES = ["qwen3/tokenizer.json"]
 QUICK_FILE = "gpt2-openai/encoder.json"
 HOVER_EVERY_S = 0.005
@@ -56,11 +58,20 @@ CACHE_ENV = "TOKENIZER_LSP_CACHE_DIR"
 
 
 def in_process(path: Path, rounds: int) -> dict:
+    from tokenizer_lsp import runtime
     from tokenizer_lsp.core.behaviour.load import load_tokenizer_file
     from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
+    from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
 
-    from_file, load, compute, found = [], [], [], None
+    runtime.install()  # as the engine worker runs it: a forked child shares the work
+    data = path.read_bytes()
+    from_file, load, compute, structure, found = [], [], [], [], None
     for _ in range(rounds):
+        gc.collect()
+        t0 = time.perf_counter()
+        by_structure = unreachable_by_structure(data, str(path))
+        if by_structure is not None:
+            structure.append(time.perf_counter() - t0)
         gc.collect()
         t0 = time.perf_counter()
         hf_load(path)
@@ -74,8 +85,12 @@ def in_process(path: Path, rounds: int) -> dict:
         load.append(t1 - t0)
         compute.append(t2 - t1)
         del loaded
+        if by_structure is not None and by_structure != found:
+            raise SystemExit(f"{path}: the set read off the merges differs from the engine's")
     ff = statistics.median(from_file)
+    by_merges = statistics.median(structure) if structure else None
     return {"file": str(path), "unreachable": len(found or []), "from_file_s": ff,
+            "structure_s": by_merges, "structure_over_from_file": by_merges / ff if by_merges else None,
             "load_s": statistics.median(load), "compute_s": statistics.median(compute),
             "compute_over_from_file": statistics.median(compute) / ff,
             "load_and_compute_over_from_file": (statistics.median(load) + statistics.median(compute)) / ff,
@@ -228,11 +243,13 @@ async def navigation_interplay(path: Path, rounds: int) -> dict:
 
 def report(res: dict) -> str:
     rows = [["file", "unreachable", "from_file s", "our load s", "compute s", "compute ÷ from_file",
-             "load+compute ÷ from_file"]]
+             "load+compute ÷ from_file", "read off the merges s (÷ from_file)"]]
     for r in res["in_process"]:
+        merges = (f"{r['structure_s']:.3f} ({r['structure_over_from_file']:.2f})" if r.get("structure_s")
+                  else "- (engine)")
         rows.append([_name(r), str(r["unreachable"]), f"{r['from_file_s']:.3f}", f"{r['load_s']:.3f}",
                      f"{r['compute_s']:.3f}", f"{r['compute_over_from_file']:.2f}",
-                     f"{r['load_and_compute_over_from_file']:.2f}"])
+                     f"{r['load_and_compute_over_from_file']:.2f}", merges])
     out = [_table(rows), ""]
     rows = [["file (server)", "open→diagnostics s", "open→unreachable s", "from_file s", "÷ from_file",
              "hover p50/p99 ms meanwhile (n)", "same window, code off", "first hover s",

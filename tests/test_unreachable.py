@@ -21,6 +21,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from tokenizer_lsp.core.behaviour.load import load_tokenizer_file
 from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
+from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
 
 from .conftest import corpus_file
 from .test_server import capabilities
@@ -138,9 +139,41 @@ def test_qwen3_facts(qwen3):
             assert tok.encode(text, add_special_tokens=False).ids == [tid], token
 
 
+def test_qwen3_read_off_the_merges_is_the_engines_set(qwen3):
+    """core/behaviour/reachability_fast.py: the same entries (ids, reasons, pieces) without
+    the model in the engine; the worker answers that way and never loads it."""
+    from tokenizer_lsp.engine.worker import Worker
+
+    path, found = qwen3
+    data = path.read_bytes()
+    assert unreachable_by_structure(data, str(path)) == found
+    worker = Worker()
+    assert worker.handle({"op": "unreachable", "key": ("doc", 1), "data": data, "path": str(path)}) == {"result": found}
+    assert not worker.loaded
+
+
 def test_llama3_has_none():
     """ignore_merges: a piece that is a vocab entry is taken whole (corpus README: 0)."""
-    assert unreachable_tokens(load_tokenizer_file(str(corpus_file("llama3/tokenizer.json")))) == []
+    path = corpus_file("llama3/tokenizer.json")
+    assert unreachable_tokens(load_tokenizer_file(str(path))) == []
+    assert unreachable_by_structure(path.read_bytes(), str(path)) == []  # and read off its shape
+
+
+def test_sentencepiece_conversions_and_prefix_spaces_are_left_to_the_engine():
+    """llama2 lists several splits of a token in score order and adds a prefix space: the
+    merges' structure says nothing there (the engine's set is tested above)."""
+    path = corpus_file("llama2/tokenizer.json")
+    assert unreachable_by_structure(path.read_bytes(), str(path)) is None
+
+
+def test_an_added_token_inside_a_text_is_left_to_the_engine(tmp_path):
+    """qwen3 with an added token `ing`: texts holding it are split by it, which the engine
+    tells; made by hand so the shape is known."""
+    obj = json.loads(corpus_file("qwen3/tokenizer.json").read_text(encoding="utf-8"))
+    obj["added_tokens"].append({"id": 151669, "content": "ing", "single_word": False, "lstrip": False,
+                                "rstrip": False, "normalized": False, "special": False})
+    data = json.dumps(obj).encode("utf-8")
+    assert unreachable_by_structure(data, str(tmp_path / "tokenizer.json")) is None
 
 
 @slow

@@ -47,6 +47,8 @@ class Worker:
 
         if op == "unreachable":
             found = self._cached_set(request)
+            if found is None:
+                found = self._by_structure(request)
             if found is not None:
                 return {"result": found}
         loaded = self._loaded(request)
@@ -70,6 +72,25 @@ class Worker:
         if key is not None:
             reachability_cache.write(key, found)
         return {"result": found}
+
+    def _by_structure(self, request: dict) -> list | None:
+        """The set read off the merges (core/behaviour/reachability_fast.py) when the file
+        has that shape: the model is never loaded for it."""
+        if "data" not in request or request.get("companion") is not None:
+            return None
+        from ..core.behaviour import reachability_cache
+        from ..core.behaviour.reachability_fast import unreachable_by_structure
+
+        started = time.perf_counter()
+        found = unreachable_by_structure(request["data"], request.get("path"))
+        if found is None:
+            return None
+        log.info("%d unreachable tokens read off the merges in %.0f ms", len(found),
+                 (time.perf_counter() - started) * 1e3)
+        key = self.content_keys.get(request.get("key"))
+        if key is not None:
+            reachability_cache.write(key, found)
+        return found
 
     def _cached_set(self, request: dict) -> list | None:
         """The set kept on disk for this content (core/behaviour/reachability_cache.py):
@@ -149,6 +170,9 @@ def main() -> int:
     out = os.dup(1)
     os.dup2(2, 1)
     inp = sys.stdin.fileno()
+    from .. import runtime
+
+    runtime.install()  # a forked child shares the reading of a file's merges (core.hooks.beside)
     _import_engines()
     idle = Idle(idle_seconds(), parent)
     worker = Worker()
@@ -177,7 +201,7 @@ def _import_engines() -> None:
     try:
         import tokenizers  # noqa: F401
 
-        from ..core.behaviour import load, reachability  # noqa: F401
+        from ..core.behaviour import load, reachability, reachability_fast  # noqa: F401
     except Exception:  # noqa: BLE001, S110 (the request that needs them says what is missing)
         pass
 

@@ -1,12 +1,17 @@
 """unreachable-token in the server: computed by the engine helper process, shown on top of
-the other findings.
+the other findings. The helper starts with the session (`start_engine`), so a file's first
+set waits for no interpreter start; for BPE files whose merges are ordered (qwen3, GPT-2
+style) or ignored (llama3) it reads the set off the merges' structure without loading the
+model (core/behaviour/reachability_fast.py).
 
 The other diagnostics of a version are published first, in their own publication; the
 unreachable set comes after (a second publication, or a diagnostic refresh for clients that
 pull). It is computed for the indexed version right after a document's first publication
 (never before it: an engine loading the file beside the parse made the first diagnostics of
-qwen3 come 0.1 s later, 0.38 s instead of 0.27), then again only once edits have settled (SETTLE_S of quiet, as the navigation lookups), since any edit may
-change what the tokenizer does. The last set is kept on the DocumentState as entries named
+qwen3 come 0.1 s later, 0.38 s instead of 0.27, and reading its merges beside the parse,
+even at the lowest priority, 0.2 s later), then again only once edits have settled
+(SETTLE_S of quiet, as the navigation lookups), since any edit may change what the
+tokenizer does. The last set is kept on the DocumentState as entries named
 by id and token and placed on every newer index through its own lookups until the next
 one arrives, so a keystroke never makes the findings flicker. With the code turned off
 (`diagnostics.severity`), nothing is computed.
@@ -73,6 +78,14 @@ class Unreachable:
 
     def enabled(self) -> bool:
         return self.session.settings.level(CODE) != "off"
+
+    def start_engine(self) -> None:
+        """The helper process starts as the session does (its interpreter and engines
+        imported before a file is opened, not beside the first parse, which holds the
+        server's interpreter for tenths of a second): it exits after a minute if unused."""
+        if self.enabled() and not self._warmed:
+            self._warmed = True
+            asyncio.ensure_future(self._warm())
 
     # ---- shown on an index ---------------------------------------------------------------
 

@@ -7,7 +7,8 @@
 - stdio: orjson message parsing, a large didOpen's text straight to bytes, stdin read on
   the event loop, small replies written without releasing the interpreter
 
-Only the entry point (cli.py) imports this package; nothing in core/ or lsp/ does.
+Only the entry points (cli.py, engine/worker.py) import this package; nothing in core/ or
+lsp/ does.
 """
 
 from __future__ import annotations

@@ -60,14 +60,14 @@ def _tokenizers_unreachable(loaded: LoadedTokenizer) -> list[dict]:
     decoding = loaded.decoding or _decoding_of(tok)
     added = tok.get_added_tokens_decoder()
     ids, stored = _model_vocab(tok, added)
-    texts = _texts(stored, decoding)
+    texts = token_texts(stored, decoding)
     picked = [k for k, text in enumerate(texts) if text]
     stored = [stored[k] for k in picked]
     ids = [ids[k] for k in picked]
     texts = [texts[k] for k in picked]
     prefix = PREFIX if _adds_prefix_space(tok, decoding) else ""
     found = _encoded_otherwise(tok, ids, texts, prefix)
-    explain = _Explainer(tok, decoding, prefix, set(added))
+    explain = Explainer(tok, decoding, prefix, set(added))
     out = [explain.entry(ids[k], stored[k], texts[k], pieces) for k, pieces in found]
     out.sort(key=lambda e: e["id"])
     return out
@@ -95,7 +95,7 @@ def _decoding_of(tok) -> TokenDecoding:
     return token_decoding(tok)
 
 
-def _texts(stored: list[str], decoding: TokenDecoding) -> list[str | None]:
+def token_texts(stored: list[str], decoding: TokenDecoding) -> list[str | None]:
     """Each token's decoded text; None for a fragment, a byte token, a WordPiece
     continuation, and a piece without the end-of-word suffix of a model that has one."""
     plain = not decoding.word_suffix and not decoding.subword_prefix
@@ -191,11 +191,12 @@ def _without_post_processor(tok):
         tok.post_processor = saved
 
 
-class _Explainer:
+class Explainer:
     """Why a text encodes to other pieces, asked of the tokenizer's own components."""
 
     def __init__(self, tok, decoding: TokenDecoding, prefix: str, added_ids: set[int]) -> None:
         self.tok, self.decoding, self.prefix, self.added_ids = tok, decoding, prefix, added_ids
+        self._texts: dict[int, str | None] = {}
         norm = tok.normalizer
         self.normalize = norm.normalize_str if norm is not None else (lambda s: s)
         self.normalized_prefix = self.normalize(prefix) if prefix else ""
@@ -203,15 +204,20 @@ class _Explainer:
         spaced = self.normalize(prefix + " ")
         self.space = spaced[len(self.normalized_prefix):] if spaced.startswith(self.normalized_prefix) else " "
 
-    def entry(self, tid: int, stored: str, text: str, pieces: list[int]) -> dict:
+    def entry(self, tid: int, stored: str, text: str, pieces: list[int], reason: str | None = "") -> dict:
+        """The finding's entry; `reason` when the caller has told it already (reason_of)."""
         shown = [{"id": p, "text": self._piece_text(p)} for p in pieces]
-        return {"id": tid, "token": stored, "text": text, "pieces": shown, "reason": self.reason(text, pieces)}
+        if reason == "":
+            reason = self.reason(text, pieces)
+        return {"id": tid, "token": stored, "text": text, "pieces": shown, "reason": reason}
 
     def _piece_text(self, pid: int) -> str | None:
+        if pid in self._texts:  # the same digits and letters come back in many entries
+            return self._texts[pid]
         token = self.tok.id_to_token(pid)
-        if token is None:
-            return None
-        return _decode(token, self.decoding, added=pid in self.added_ids).text
+        text = None if token is None else _decode(token, self.decoding, added=pid in self.added_ids).text
+        self._texts[pid] = text
+        return text
 
     def reason(self, text: str, pieces: list[int]) -> str | None:
         try:
@@ -224,15 +230,26 @@ class _Explainer:
             if p in self.added_ids:
                 return f"the added token {_quoted(self.tok.id_to_token(p) or str(p))} splits it"
         whole = self.normalize(self.prefix + text)
+        pre = self.tok.pre_tokenizer
+        return self.reason_of(text, whole, [span for _, span in pre.pre_tokenize_str(whole)] if pre else None)
+
+    def reason_of(self, text: str, whole: str, spans: list[tuple[int, int]] | None) -> str | None:
+        """The reason, from the normalized text (prefix included) and the pre-tokenizer's
+        spans of it (None: there is no pre-tokenizer); added tokens aside."""
+        try:
+            return self._reason_of(text, whole, spans)
+        except Exception:  # noqa: BLE001 (as `reason`)
+            return None
+
+    def _reason_of(self, text: str, whole: str, spans: list[tuple[int, int]] | None) -> str:
         start = len(self.normalized_prefix) if whole.startswith(self.normalized_prefix) else 0
         normalized = whole[start:]
         expected = text.replace(" ", self.space) if self.space != " " else text
         if normalized != expected:
             back = normalized.replace(self.space, " ") if self.space != " " else normalized
             return f"the normalizer rewrites it (to {_quoted(back)})"
-        pre = self.tok.pre_tokenizer
-        if pre is not None:
-            spans = [(s, e) for _, (s, e) in pre.pre_tokenize_str(whole) if e > start]
+        if spans is not None:
+            spans = [(s, e) for s, e in spans if e > start]
             if len(spans) > 1:
                 parts = [whole[max(s, start):e].replace(self.space, " ") if self.space != " " else whole[max(s, start):e]
                          for s, e in spans]

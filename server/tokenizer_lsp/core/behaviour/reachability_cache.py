@@ -114,14 +114,20 @@ def _prune(folder: Path) -> None:
 
 def unreachable_of_file(path: str) -> list[dict]:
     """The set of a file on disk (its pair found beside it), from the cache when it has it,
-    else computed with the engine loaded in this process. LoadError, OSError as loading."""
+    else read off the merges when the file has that shape, else computed with the engine
+    loaded in this process. LoadError, OSError as loading."""
     from .load import load_tokenizer, read_with_companion
     from .reachability import unreachable_tokens
+    from .reachability_fast import unreachable_by_structure
 
     data, other, companion = read_with_companion(path)
     key = key_of(data, path, companion, None)
     entries = read(key)
+    if entries is not None:
+        return entries
+    if companion is None:
+        entries = unreachable_by_structure(data, path)
     if entries is None:
         entries = unreachable_tokens(load_tokenizer(data, path, companion, companion_path=other))
-        write(key, entries)
+    write(key, entries)
     return entries

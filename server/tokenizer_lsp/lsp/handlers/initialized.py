@@ -13,6 +13,7 @@ log = logging.getLogger("tokenizer_lsp")
 
 
 async def handle(ls, params: types.InitializedParams) -> None:
+    ls.scheduler.unreachable.start_engine()
     await pull_configuration(ls)
     if not ls.session.capabilities.watched_files:
         return
