@@ -99,3 +99,50 @@ def test_a_merge_across_the_halves_that_ranks_first_wins():
 def test_a_merge_naming_a_missing_token_is_refused():
     with pytest.raises(ValueError):
         MergeStructure({"a": 0, "b": 1}, ["a"], ["b"])  # "ab" is not in the vocab
+
+
+# ---- the whole file: reachability_fast against the engine's way ---------------------------
+
+
+def _tokenizer_json(tmp_path, ignore_merges: bool, normalizer) -> tuple[bytes, str]:
+    """A small byte-level BPE trained by `tokenizers` itself on text with digits, accents
+    and apostrophes, so some tokens' texts are split by the GPT-2 regex or rewritten by
+    the normalizer; saved with the model flag asked."""
+    import json
+
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    corpus = ["it's 2024 and 1999's cafe\u0301 isn't 42x", "don't we'll 12ab ab12 CAFÉ café", "ﬁne ½ x²"] * 50
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=400, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                                        show_progress=False))
+    # tokens the trainer could not make: a word across the regex's split, a decomposed é
+    obj = json.loads(tok.to_str())
+    vocab, merges = obj["model"]["vocab"], obj["model"]["merges"]
+    for a, b in [("Ġit", "'s"), ("Ġcaf", "e")]:
+        if a in vocab and b in vocab and a + b not in vocab:
+            vocab[a + b] = len(vocab)
+            merges.append([a, b])
+    obj["model"]["ignore_merges"] = ignore_merges
+    if normalizer is not None:
+        obj["normalizer"] = json.loads(normalizer.__getstate__())
+    path = tmp_path / "tokenizer.json"
+    data = json.dumps(obj).encode("utf-8")
+    path.write_bytes(data)
+    return data, str(path)
+
+
+@pytest.mark.parametrize("ignore_merges", [False, True])
+@pytest.mark.parametrize("nfc", [False, True])
+def test_read_off_the_merges_equals_the_engines_set(tmp_path, ignore_merges, nfc):
+    from tokenizers import normalizers
+    from tokenizer_lsp.core.behaviour.load import load_tokenizer_file
+    from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
+    from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
+
+    data, path = _tokenizer_json(tmp_path, ignore_merges, normalizers.NFKC() if nfc else None)
+    engine_set = unreachable_tokens(load_tokenizer_file(path))
+    assert engine_set, "the file was meant to hold unreachable tokens"
+    assert unreachable_by_structure(data, path) == engine_set

@@ -100,8 +100,10 @@ def _fork(child: Callable[[int], None]) -> tuple[int, int]:
             os.close(r)
             _die_with(parent)
             # on two cores, this child and the indexer thread would leave none for the
-            # event loop: let the scheduler prefer it (hovers) when it needs a core
-            os.nice(NICENESS)
+            # event loop: let the scheduler prefer it (hovers) when it needs a core. At
+            # NICENESS, not that much below a parent already there (the engine worker):
+            # there it would starve behind the server's own children
+            os.nice(max(0, NICENESS - os.nice(0)))
             child(w)
         except BaseException:  # noqa: BLE001 (the parent sees a failed child and computes it itself)
             status = 1

@@ -14,7 +14,7 @@ hundred MB. Anything outside that shape gives None, and the engine decides as be
 
 from __future__ import annotations
 
-from operator import methodcaller
+from operator import add, methodcaller
 
 from .. import detect, hooks
 from ..formats.json_scheme import _types
@@ -179,24 +179,31 @@ def _unreachable(obj: dict, model: dict, vocab: dict[str, int], firsts: list[str
     ids = sorted(set(by_id).difference(added, [vocab[c] for c in contents if c in vocab]))
     stored = list(map(by_id.__getitem__, ids))
     # a child takes most texts while this process reads the merges (0.6 s of 1.5 on qwen3):
-    # on two cores both end together; merges that are not ordered stop it unread
-    cut = len(ids) * 5 // 6
-    theirs = hooks.beside(_apart, light, obj, stored, decoding, 0, cut, contents)
-    try:
-        structure = MergeStructure(vocab, firsts, seconds)
-    except ValueError:
-        return None  # the engine refuses the file: it says why
+    # on two cores both end together; merges that are not ordered stop it unread. With
+    # ignore_merges a word in the vocab is its token: the merges only explain the others
     ignore_merges = model.get("ignore_merges") is True
-    if not (structure.ordered or ignore_merges):
-        return None
-    if not ignore_merges:
+    cut = len(ids) // 2 if ignore_merges else len(ids) * 5 // 6
+    theirs = hooks.beside(_apart, light, obj, stored, decoding, 0, cut, contents)
+    structure = None
+    if ignore_merges:
+        if not _all_known(vocab, firsts, seconds):
+            return None  # the engine refuses the file: it says why
+    else:
+        try:
+            structure = MergeStructure(vocab, firsts, seconds)
+        except ValueError:
+            return None
+        if not structure.ordered:
+            return None
         structure.find_reachable()
     apart = _apart(light, obj, stored, decoding, cut, len(ids), contents)
     got = theirs.result()
     if apart is None or got is None:
         return None
     apart.update(got)
-    if not ignore_merges:  # one word, the token itself, which BPE does not build back
+    if structure is None:
+        structure = MergeStructure(vocab, firsts, seconds) if apart else None
+    else:  # one word, the token itself, which BPE does not build back
         reach = structure.reach
         for k in (k for k, tid in enumerate(ids) if not reach[tid] and k not in apart):
             text = token_texts([stored[k]], decoding)[0]
@@ -214,7 +221,7 @@ def _unreachable(obj: dict, model: dict, vocab: dict[str, int], firsts: list[str
     return out
 
 
-def _encoded(words: list[str], vocab: dict[str, int], structure: MergeStructure, ignore_merges: bool):
+def _encoded(words: list[str], vocab: dict[str, int], structure: MergeStructure | None, ignore_merges: bool):
     """The ids BPE gives these words, as the engine's model does."""
     out: list[int] = []
     for word in words:
@@ -227,6 +234,12 @@ def _encoded(words: list[str], vocab: dict[str, int], structure: MergeStructure,
             return None
         out.extend(ids)
     return out
+
+
+def _all_known(vocab: dict[str, int], firsts: list[str], seconds: list[str]) -> bool:
+    """Every merge's parts and result are vocab tokens (else the engine refuses the file)."""
+    known = vocab.__contains__
+    return all(map(known, firsts)) and all(map(known, seconds)) and all(map(known, map(add, firsts, seconds)))
 
 
 def _any_holds(contents: set[str], texts: list[str]) -> bool:
