@@ -134,6 +134,22 @@ def test_forked_result_comes_from_the_child(no_leaks):
 
 
 @needs_fork
+@pytest.mark.parametrize("start", [0, forked.NICENESS, 15])
+def test_forked_child_runs_at_the_background_niceness_never_further_below_its_parent(start):
+    """A child of the server (nice 0) runs at 10; a child of the engine worker (already at
+    10) stays at 10, where it shares the cores with the server's own children."""
+    import subprocess
+
+    code = ("import os; from tokenizer_lsp.runtime.forked import Forked; "
+            f"os.nice({start}); print(os.nice(0), Forked(os.nice, 0).result())")
+    before = os.nice(0)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    parent, child = map(int, out.stdout.split())
+    assert parent == before + start
+    assert child == max(parent, forked.NICENESS)
+
+
+@needs_fork
 def test_forked_result_larger_than_a_pipe_buffer_arrives_whole(no_leaks):
     blob = random.Random(3).randbytes(5 << 20)
     child = Forked(lambda parent: (blob, os.getpid() != parent), os.getpid())

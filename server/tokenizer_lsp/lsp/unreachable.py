@@ -1,8 +1,9 @@
 """unreachable-token in the server: computed by the engine helper process, shown on top of
-the other findings. The helper starts with the session (`start_engine`), so a file's first
-set waits for no interpreter start; for BPE files whose merges are ordered (qwen3, GPT-2
-style) or ignored (llama3) it reads the set off the merges' structure without loading the
-model (core/behaviour/reachability_fast.py).
+the other findings. For BPE files whose merges are ordered (qwen3, GPT-2 style) or ignored
+(llama3) the helper reads the set off the merges' structure without loading the model
+(core/behaviour/reachability_fast.py). The helper starts as the first publication goes out:
+started with the session, its imports beside the first parse made qwen3's first
+diagnostics 0.1 s later.
 
 The other diagnostics of a version are published first, in their own publication; the
 unreachable set comes after (a second publication, or a diagnostic refresh for clients that
@@ -78,14 +79,6 @@ class Unreachable:
 
     def enabled(self) -> bool:
         return self.session.settings.level(CODE) != "off"
-
-    def start_engine(self) -> None:
-        """The helper process starts as the session does (its interpreter and engines
-        imported before a file is opened, not beside the first parse, which holds the
-        server's interpreter for tenths of a second): it exits after a minute if unused."""
-        if self.enabled() and not self._warmed:
-            self._warmed = True
-            asyncio.ensure_future(self._warm())
 
     # ---- shown on an index ---------------------------------------------------------------
 

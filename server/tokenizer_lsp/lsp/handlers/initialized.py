@@ -13,7 +13,6 @@ log = logging.getLogger("tokenizer_lsp")
 
 
 async def handle(ls, params: types.InitializedParams) -> None:
-    ls.scheduler.unreachable.start_engine()
     await pull_configuration(ls)
     if not ls.session.capabilities.watched_files:
         return
