@@ -239,12 +239,23 @@ export async function commandChecks() {
     await openFile(qwen3.rel);
     await runCommand('Tokenizer LSP: Compare tokenizer with…');
     // code-server's file dialog is a quick input holding a path: once it shows the folder of
-    // the open file, the path of the other file replaces it
+    // the open file,
+    // the path of the other file replaces it; the dialog sets its value again when the
+    // folder's listing arrives, which can overwrite a path typed before (a CI failure):
+    // wait for the listing, then check the path stayed before pressing Enter
     const input = page.locator('.quick-input-widget:visible input');
     await input.waitFor({ timeout: 20_000 });
-    await until(async () => (await input.inputValue()).startsWith('/'), 20_000, 200);
-    await input.fill(edited);
-    await sleep(1000);
+    const rows = page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row');
+    let typed = '';
+    for (let attempt = 0; attempt < 3 && typed !== edited; attempt++) {
+      await until(async () => (await input.inputValue()).startsWith('/'), 20_000, 200);
+      await until(async () => (await rows.count()) > 0, 10_000, 200);
+      await sleep(500);
+      await input.fill(edited);
+      await sleep(1000);
+      typed = await input.inputValue();
+    }
+    if (typed !== edited) fail(`the file dialog did not keep the path typed: it reads ${JSON.stringify(typed)}`);
     await page.keyboard.press('Enter');
     // then the optional text: Enter with nothing compares the files only
     const box = page.locator('.quick-input-widget:visible .quick-input-title', { hasText: 'qwen3-edited' });
