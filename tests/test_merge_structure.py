@@ -110,7 +110,13 @@ def _tokenizer_json(tmp_path, ignore_merges: bool, normalizer) -> tuple[bytes, s
     the normalizer; saved with the model flag asked."""
     import json
 
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+    from tokenizers import (
+        Tokenizer,
+        decoders,
+        models,
+        pre_tokenizers,
+        trainers,
+    )
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -135,14 +141,14 @@ def _tokenizer_json(tmp_path, ignore_merges: bool, normalizer) -> tuple[bytes, s
 
 
 @pytest.mark.parametrize("ignore_merges", [False, True])
-@pytest.mark.parametrize("nfc", [False, True])
-def test_read_off_the_merges_equals_the_engines_set(tmp_path, ignore_merges, nfc):
-    from tokenizers import normalizers
+@pytest.mark.parametrize("nfkc", [False, True])
+def test_read_off_the_merges_equals_the_engines_set(tmp_path, ignore_merges, nfkc):
     from tokenizer_lsp.core.behaviour.load import load_tokenizer_file
     from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
     from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
+    from tokenizers import normalizers
 
-    data, path = _tokenizer_json(tmp_path, ignore_merges, normalizers.NFKC() if nfc else None)
+    data, path = _tokenizer_json(tmp_path, ignore_merges, normalizers.NFKC() if nfkc else None)
     engine_set = unreachable_tokens(load_tokenizer_file(path))
     assert engine_set, "the file was meant to hold unreachable tokens"
     assert unreachable_by_structure(data, path) == engine_set
