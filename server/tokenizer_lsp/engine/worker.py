@@ -62,23 +62,18 @@ class Worker:
             from ..core.behaviour.encode import encode
 
             return {"result": encode(loaded, request["text"], bool(request.get("special")))}
-        from ..core.behaviour import reachability_cache
         from ..core.behaviour.reachability import unreachable_tokens
 
         started = time.perf_counter()
         found = unreachable_tokens(loaded)
         log.info("%d unreachable tokens computed in %.0f ms", len(found), (time.perf_counter() - started) * 1e3)
-        key = self.content_keys.get(request.get("key"))
-        if key is not None:
-            reachability_cache.write(key, found)
-        return {"result": found}
+        return {"result": self._kept(request, found)}
 
     def _by_structure(self, request: dict) -> list | None:
         """The set read off the merges (core/behaviour/reachability_fast.py) when the file
         has that shape: the model is never loaded for it."""
         if "data" not in request or request.get("companion") is not None:
             return None
-        from ..core.behaviour import reachability_cache
         from ..core.behaviour.reachability_fast import unreachable_by_structure
 
         started = time.perf_counter()
@@ -87,6 +82,12 @@ class Worker:
             return None
         log.info("%d unreachable tokens read off the merges in %.0f ms", len(found),
                  (time.perf_counter() - started) * 1e3)
+        return self._kept(request, found)
+
+    def _kept(self, request: dict, found: list) -> list:
+        """found, kept on disk for this content (however it was computed)."""
+        from ..core.behaviour import reachability_cache
+
         key = self.content_keys.get(request.get("key"))
         if key is not None:
             reachability_cache.write(key, found)

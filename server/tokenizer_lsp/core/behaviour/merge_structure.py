@@ -21,7 +21,7 @@ an equal rank it is the same pair one place to the left: the leftmost goes first
 the two halves' merges back, latest first, visits each such pair once: a few steps a token.
 
 `tests/test_merge_structure.py` holds this against the engine on random vocabularies
-(hypothesis) and on every ordered file of the corpus.
+(hypothesis) and on tokenizers it trains; `tests/test_unreachable.py` on qwen3 and llama3.
 """
 
 from __future__ import annotations

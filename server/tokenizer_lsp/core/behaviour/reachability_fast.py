@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from operator import add, methodcaller
 
+import orjson
+
 from .. import detect, hooks
 from ..formats.json_scheme import _types
 from .loaded import TokenDecoding
@@ -43,8 +45,6 @@ def unreachable_by_structure(data: bytes, path: str | None) -> list[dict] | None
     not apply (the caller then loads the engine)."""
     if (detect.content_kind(data, path) or detect.name_kind(path)) != "json":
         return None
-    import orjson
-
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -97,11 +97,12 @@ def _plain_bpe(model) -> tuple[dict[str, int], list[str], list[str]] | None:
         return None
     if not merges:
         return vocab, [], []
-    if set(map(type, merges)) == {str}:
+    kinds = set(map(type, merges))
+    if kinds == {str}:
         if set(map(methodcaller("count", " "), merges)) != {1}:
             return None  # a part holding a space: the engine's own reading decides
         merges = [m.split(" ") for m in merges]
-    elif set(map(type, merges)) != {list} or set(map(len, merges)) != {2}:
+    elif kinds != {list} or set(map(len, merges)) != {2}:
         return None
     firsts, seconds = map(list, zip(*merges))
     if set(map(type, firsts)) | set(map(type, seconds)) != {str}:
