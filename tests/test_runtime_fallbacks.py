@@ -4,6 +4,7 @@ result from the plain reference in core.hooks (and from json for message parsing
 from __future__ import annotations
 
 import errno
+import gc
 import json
 import os
 import pickle
@@ -12,6 +13,7 @@ import sys
 import threading
 import time
 import types
+import weakref
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -219,6 +221,49 @@ def test_forked_result_asked_twice_is_computed_again_here(no_leaks):
     child = Forked(work, os.getpid(), 21)
     assert child.result() == {"value": 42, "in_parent": False}
     assert child.result() == IN_PROCESS
+
+
+@needs_fork
+def test_forked_detached_lets_go_of_its_arguments_and_still_gives_the_childs_result(no_leaks):
+    held = Holder(21)
+    alive = weakref.ref(held)
+    child = Forked(lambda parent, h: work(parent, h.x), os.getpid(), held)
+    pid = child.pid
+    child.detach()
+    del held
+    gc.collect()
+    assert alive() is None  # nothing here keeps the argument: the child has its own copy
+    assert child.result() == {"value": 42, "in_parent": False}
+    assert_reaped(pid)
+
+
+@needs_fork
+@pytest.mark.parametrize("in_child", ["die", "raise", "unpicklable"])
+def test_forked_detached_child_that_fails_says_so_instead_of_computing_here(no_leaks, in_child):
+    child = Forked(work, os.getpid(), 21, in_child)
+    pid = child.pid
+    child.detach()
+    with pytest.raises(hooks.BesideFailed):
+        child.result()
+    assert_reaped(pid)
+
+
+@needs_fork
+def test_forked_detached_without_fork_computes_at_once_as_in_process_does(no_leaks, monkeypatch):
+    monkeypatch.delattr(os, "fork")
+    calls = []
+    child = Forked(lambda parent, x: calls.append(x) or work(parent, x), os.getpid(), 21)
+    reference = hooks.InProcess(lambda parent, x: calls.append(x) or work(parent, x), os.getpid(), 21)
+    child.detach()
+    reference.detach()
+    assert calls == [21, 21]  # each computed when detached, not later
+    assert child.result() == reference.result() == IN_PROCESS
+    assert calls == [21, 21]
+
+
+class Holder:
+    def __init__(self, x: int) -> None:
+        self.x = x
 
 
 # ---- forked: a real check --------------------------------------------------------------
@@ -671,3 +716,61 @@ def test_pipe_writer_finishes_a_partial_write_on_the_stream(returns):
         writer.write(m)
     assert pipe.received() == b"buffered-" + b"".join(MESSAGES_OUT)
     assert calls == [len(m) for m in small]
+
+
+def _pipe_limit() -> int:
+    try:
+        return int(open("/proc/sys/fs/pipe-max-size").read())
+    except OSError:
+        return 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pipe sizes are Linux's")
+def test_stdout_pipe_is_widened_to_a_megabyte_where_the_system_allows(tmp_path, monkeypatch):
+    import fcntl
+
+    r, w = os.pipe()
+    try:
+        before = fcntl.fcntl(w, fcntl.F_GETPIPE_SZ)
+        stdio._widen_pipe(w)
+        after = fcntl.fcntl(w, fcntl.F_GETPIPE_SZ)
+        assert after == (1 << 20 if _pipe_limit() >= 1 << 20 or os.geteuid() == 0 else before)
+        # the pipe still carries a reply larger than it whole
+        blob = random.Random(5).randbytes(3 << 20)
+        got = bytearray()
+        reader = threading.Thread(target=lambda: got.extend(_read_all(r, len(blob))))
+        reader.start()
+        view = memoryview(blob)
+        while view:
+            view = view[os.write(w, view):]
+        reader.join(10)
+        assert bytes(got) == blob
+    finally:
+        os.close(r)
+        os.close(w)
+    # a file or a refused change: left as it is, no error
+    path = tmp_path / "out"
+    with open(path, "wb") as f:
+        stdio._widen_pipe(f.fileno())
+    r, w = os.pipe()
+    try:
+        def refuse(*args):
+            raise PermissionError(1, "over the limit")
+
+        with monkeypatch.context() as mp:
+            mp.setattr(fcntl, "fcntl", refuse)
+            stdio._widen_pipe(w)
+        assert fcntl.fcntl(w, fcntl.F_GETPIPE_SZ) == before
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def _read_all(fd: int, n: int) -> bytes:
+    out = bytearray()
+    while len(out) < n:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            break
+        out += chunk
+    return bytes(out)

@@ -14,6 +14,11 @@ from typing import Any
 MIN_PARALLEL_WORK = 100_000
 
 
+class BesideFailed(Exception):
+    """Work beside failed after its caller had let go of the arguments (detach): the
+    caller computes it again from what it holds now."""
+
+
 class InProcess:
     """Runs fn(*args) when the result is asked for: the reference for `beside`."""
 
@@ -24,6 +29,12 @@ class InProcess:
 
     def result(self) -> Any:
         return self.fn(*self.args)
+
+    def detach(self) -> None:
+        """Let go of the arguments (a whole index, while an edit makes the next one):
+        here that means computing now."""
+        value = self.fn(*self.args)
+        self.fn, self.args = (lambda: value), ()
 
 
 class InProcessStages:
@@ -53,7 +64,9 @@ def no_op() -> None:
     return None
 
 
-# Work that may run in parallel with the caller: beside(fn, *args).result() == fn(*args).
+# Work that may run in parallel with the caller: beside(fn, *args).result() == fn(*args);
+# after .detach() it holds no argument, and .result() raises BesideFailed where the
+# reference would have computed fn(*args) again.
 beside: Callable[..., Any] = InProcess
 # The same for a generator function, each value as soon as it is made: the k-th
 # next_stage() of beside_in_stages(fn, *args, shared=objs) == the k-th value of fn(*args).

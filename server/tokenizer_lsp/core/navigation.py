@@ -329,12 +329,26 @@ def build_navigation(idx) -> Navigation | None:
     navigate). Call off the event loop. On large files everything is computed beside it
     (core.hooks.beside) and only the compact result comes back: the lists of strings
     it is built from would otherwise raise the server's peak memory."""
+    return _started(idx).result()
+
+
+def navigation_job(idx):
+    """build_navigation started, holding none of the index: its .result() is the lookups
+    or raises hooks.BesideFailed (build them again from an index of the same parse). A
+    build takes seconds beside a busy server; an index held that long keeps a text the
+    edits since have replaced alive beside theirs (qwen3: 11 MB at every keystroke)."""
+    job = _started(idx)
+    job.detach()
+    return job
+
+
+def _started(idx):
     doc, v = idx.doc, idx.vocab
     if doc is None or v is None or not idx.lookups_ready:
-        return None
+        return hooks.InProcess(lambda: None)
     work = len(v.tokens) + getattr(doc, "merge_count", 0)
     run = hooks.beside if work >= MIN_PARALLEL_WORK else hooks.InProcess
-    return run(_build, doc, v).result()
+    return run(_build, doc, v)
 
 
 def _build(doc, v) -> Navigation:

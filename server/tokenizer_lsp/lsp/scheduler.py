@@ -244,6 +244,8 @@ class Scheduler:
             asyncio.ensure_future(self._navigate(doc))
 
     async def _navigate(self, doc: DocumentState) -> None:
+        from ..core.navigation import navigation_job
+
         loop = asyncio.get_running_loop()
         try:
             while doc.navigation_target is not None and self.session.documents.get(doc.uri) is doc:
@@ -263,20 +265,39 @@ class Scheduler:
                 idx = doc.good if doc.good is not None else doc.index
                 if idx is None:
                     continue
+                built = doc.navigable
+                if built is not None and built.navigation is not None and built.parse_id == idx.parse_id:
+                    # typed into while the lookups of its parse were built: carried over
+                    idx.navigation = built.navigation
+                    doc.set_navigable(idx, doc.good_version if doc.good is idx else doc.indexed_version)
+                    continue
+                del built
+                parse_id = idx.parse_id
                 try:
-                    await loop.run_in_executor(self.navigator, self._prepare_navigation, idx)
+                    # started beside, then waited for without the index: the edits of
+                    # those seconds must not find this version's text still alive
+                    job = await loop.run_in_executor(self.navigator, navigation_job, idx)
+                    del idx
+                    try:
+                        navigation = await loop.run_in_executor(self.navigator, job.result)
+                    except hooks.BesideFailed:
+                        navigation = await self._navigation_here(doc, parse_id)
+                    del job
                 except Exception:
                     log.exception("navigation lookups of %s failed", doc.uri)
                     continue
                 doc.navigation_built = True
-                if idx.navigation is None:
+                serving = doc.good if doc.good is not None else doc.index
+                if serving is None or serving.parse_id != parse_id:
+                    continue  # re-parsed since: that parse's lookups are on their way
+                if navigation is None:
                     doc.navigation_ready.set()  # nothing to navigate: nobody should wait for it
                     continue
-                serving = doc.good if doc.good is not None else doc.index
-                if serving is not None and serving.parse_id == idx.parse_id:
-                    serving.navigation = idx.navigation  # typed since: still the same parse
-                    doc.set_navigable(serving, doc.good_version if doc.good is serving else doc.indexed_version)
-                del idx
+                serving.navigation = navigation  # typed since the build began: still its parse
+                doc.set_navigable(serving, doc.good_version if doc.good is serving else doc.indexed_version)
+                # its id table too (`#123` symbols), built on first use
+                await loop.run_in_executor(self.navigator, self._id_table, serving)
+                del serving, navigation
                 await self._read_configs_beside(doc)
         finally:
             doc.navigating = False
@@ -318,11 +339,24 @@ class Scheduler:
             idx.prepare_lookups()
         hooks.release_memory()  # the parsed vocab and merges were just dropped
 
+    async def _navigation_here(self, doc: DocumentState, parse_id: int):
+        """The lookups built in this process (the child building them failed), from the
+        index serving now when it is still of that parse."""
+        idx = doc.good if doc.good is not None else doc.index
+        if idx is None or idx.parse_id != parse_id:
+            return None
+        await asyncio.get_running_loop().run_in_executor(self.navigator, self._prepare_navigation, idx)
+        return idx.navigation
+
     @staticmethod
     def _prepare_navigation(idx: DocumentIndex) -> None:
         with collector_paused():
             idx.prepare_navigation()
-            idx.token_of_id(0)  # its id table too (`#123` symbols), built on first use
+
+    @staticmethod
+    def _id_table(idx: DocumentIndex) -> None:
+        with collector_paused():
+            idx.token_of_id(0)
         hooks.release_memory()  # the lookups came as a pickle of several MB, now freed
 
     def _build_index(self, data, path: str | None, assume: bool, base, edits) -> DocumentIndex:

@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..core.hooks import BesideFailed
+
 NICENESS = 10
 
 
@@ -148,6 +150,15 @@ class Forked:
                 self._reap()
         return self.fn(*self.args)
 
+    def detach(self) -> None:
+        """Let go of the arguments: the child has its own copy of them. A child that
+        then fails leaves nothing to compute the result from here (BesideFailed)."""
+        if not self.pid:  # no child: computed now, as InProcess does
+            value = self.fn(*self.args)
+            self.fn, self.args = (lambda: value), ()
+        else:
+            self.fn, self.args = _failed, ()
+
     def __del__(self) -> None:
         # a result never asked for (the caller raised in between): no zombie, no open pipe
         if self.pid:
@@ -156,6 +167,10 @@ class Forked:
     def _reap(self) -> None:
         _reap(self.pid, self.fd)
         self.pid = 0
+
+
+def _failed() -> Any:
+    raise BesideFailed("the child computing it failed after its arguments were let go of")
 
 
 class _SharedPickler(pickle.Pickler):
