@@ -41,8 +41,13 @@ def typed_into_a_token(idx, data: bytes) -> tuple[object, bytes]:
     return edited, new
 
 
-def every_answer(nav, n: int) -> list:
-    return [(nav.producer(o), nav.producers(o), nav.using(o)) for o in range(n)]
+def assert_built_as_here(idx, data: bytes) -> None:
+    """idx's lookups answer as those of a fresh index of data built in this process."""
+    reference = indexed(data)
+    reference.prepare_navigation()
+    got, want = idx.navigation, reference.navigation
+    assert [(got.producer(o), got.producers(o), got.using(o)) for o in range(len(idx.vocab.tokens))] == \
+        [(want.producer(o), want.producers(o), want.using(o)) for o in range(len(reference.vocab.tokens))]
 
 
 @pytest.fixture
@@ -121,10 +126,7 @@ async def test_an_index_typed_over_during_the_build_is_not_kept_alive(slow_child
     # the lookups came to the index serving now, and that parse's lookups were built once
     assert doc.navigable is second and second.navigation is not None
     assert calls == ["job"]
-    reference = indexed(data)
-    reference.prepare_navigation()
-    n = len(second.vocab.tokens)
-    assert every_answer(second.navigation, n) == every_answer(reference.navigation, n)
+    assert_built_as_here(second, data)
 
 
 @needs_fork
@@ -137,10 +139,7 @@ async def test_a_child_that_fails_leaves_the_build_to_this_process(slow_child_bu
     await ready(doc)
     assert doc.navigable is idx and idx.navigation is not None
     assert calls == ["job", "here"]  # the detached child died; the second try's fell back here
-    reference = indexed(data)
-    reference.prepare_navigation()
-    n = len(idx.vocab.tokens)
-    assert every_answer(idx.navigation, n) == every_answer(reference.navigation, n)
+    assert_built_as_here(idx, data)
 
 
 @needs_fork
