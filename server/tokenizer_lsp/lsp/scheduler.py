@@ -227,12 +227,20 @@ class Scheduler:
     # again for what a typed character derived from the same parse: ordinals and ranks
     # carry over, positions come from each index's own tables.
 
-    def _want_navigation(self, doc: DocumentState, idx: DocumentIndex, version: int) -> None:
+    @staticmethod
+    def _carried(doc: DocumentState, idx: DocumentIndex, version: int | None) -> bool:
+        """Whether the lookups of idx's parse are built: then they are carried to it."""
         nav = doc.navigable
-        if nav is not None and nav.parse_id == idx.parse_id and nav.navigation is not None:
-            idx.navigation = nav.navigation
-            doc.set_navigable(idx, version)
+        if nav is None or nav.parse_id != idx.parse_id or nav.navigation is None:
+            return False
+        idx.navigation = nav.navigation
+        doc.set_navigable(idx, version)
+        return True
+
+    def _want_navigation(self, doc: DocumentState, idx: DocumentIndex, version: int) -> None:
+        if self._carried(doc, idx, version):
             return
+        nav = doc.navigable
         if nav is not None and nav.parse_id != idx.parse_id:
             # a new parse: the old one's lookups would keep a second whole index alive
             # while the new ones are built (2 s on gemma3); requests wait for those instead
@@ -265,13 +273,8 @@ class Scheduler:
                 idx = doc.good if doc.good is not None else doc.index
                 if idx is None:
                     continue
-                built = doc.navigable
-                if built is not None and built.navigation is not None and built.parse_id == idx.parse_id:
-                    # typed into while the lookups of its parse were built: carried over
-                    idx.navigation = built.navigation
-                    doc.set_navigable(idx, doc.good_version if doc.good is idx else doc.indexed_version)
-                    continue
-                del built
+                if self._carried(doc, idx, doc.good_version if doc.good is idx else doc.indexed_version):
+                    continue  # typed into while the lookups of its parse were built
                 parse_id = idx.parse_id
                 try:
                     # started beside, then waited for without the index: the edits of
