@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -40,6 +41,7 @@ class EngineClient:
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
         self._held: list = []  # keys the running worker is believed to hold (it says when not)
         self.starts = 0  # how many workers were started (tests, logs)
+        self._paused = 0  # pause() calls not yet resumed
 
     # ---- the API ----------------------------------------------------------------------------
 
@@ -71,6 +73,30 @@ class EngineClient:
     async def ping(self) -> int:
         """The worker's process id (starting it if needed)."""
         return (await self._call("ping", None, None, None, None, 30.0))["pid"]
+
+    def pause(self) -> None:
+        """Stop the worker, and the children it forked, until resume(): while the server
+        indexes a new version. Its work is a set for a version already replaced, and at nice
+        10 beside the server's own checking child (nice 10 too), with the engine's threads,
+        it took two thirds of the cores: a re-parse of gemma3 took 1.8 s instead of 0.7.
+        Calls nest; without SIGSTOP (Windows) nothing happens."""
+        self._paused += 1
+        if self._paused == 1:
+            self._signal(getattr(signal, "SIGSTOP", None))
+
+    def resume(self) -> None:
+        self._paused = max(0, self._paused - 1)
+        if self._paused == 0:
+            self._signal(getattr(signal, "SIGCONT", None))
+
+    def _signal(self, sig) -> None:
+        proc = self._proc
+        if sig is None or proc is None or proc.poll() is not None:
+            return
+        try:  # its own process group (started so): its forked children too
+            os.killpg(proc.pid, sig)
+        except OSError:  # gone meanwhile: the next request starts another
+            pass
 
     @property
     def pid(self) -> int | None:
@@ -169,6 +195,9 @@ class EngineClient:
             [sys.executable, "-m", "tokenizer_lsp.engine.worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=env,
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # Windows: no console flashes up
+            # a process group of its own, so that pause() stops its forked children with it
+            # (it still dies with the server: PR_SET_PDEATHSIG, and EOF on its stdin)
+            start_new_session=os.name == "posix",
         )
         self._held = []
         self.starts += 1

@@ -181,6 +181,9 @@ class Scheduler:
         loop = asyncio.get_running_loop()
         base, edits = doc.index, doc.pending
         started = time.perf_counter()
+        # the engine helper process waits meanwhile: it competes for the cores with the
+        # build's own child, and whatever it computes is of an older version
+        self.server.engine.pause()
         try:
             idx, diags, data, edits = await loop.run_in_executor(
                 self.indexer, self._build, data, queued, doc.path, doc.was_tokenizer, base, edits,
@@ -189,6 +192,8 @@ class Scheduler:
             log.exception("indexing %s failed", uri)
             doc.queued[:0] = queued
             return
+        finally:
+            self.server.engine.resume()
         doc.data = data  # the text with `queued` applied; changes since then are in doc.queued
         log.info("%s v%s: %s, %d findings in %.0f ms", uri.rsplit("/", 1)[-1], version,
                  idx.format or "not a tokenizer file", len(diags), (time.perf_counter() - started) * 1e3)
