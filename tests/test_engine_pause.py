@@ -143,3 +143,48 @@ async def test_the_engine_waits_while_a_version_is_built(monkeypatch, fails):
     finally:
         scheduler.indexer.shutdown(wait=True)
         scheduler.navigator.shutdown(wait=False)
+
+
+@linux_proc
+async def test_a_worker_not_yet_started_is_not_stopped():
+    """Before its first answer a worker may not have armed PR_SET_PDEATHSIG: stopped then,
+    it would outlive a server that dies meanwhile."""
+    client = EngineClient()
+    try:
+        proc = client._running()  # started, never asked anything
+        client.pause()
+        await asyncio.sleep(0.3)
+        assert state(proc.pid) != "T"
+        client.resume()
+        assert await client.ping() == proc.pid
+    finally:
+        client.close()
+
+
+SERVER_DIES_WHILE_PAUSED = """
+import asyncio, os, sys
+from tokenizer_lsp.lsp.engine_client import EngineClient
+
+async def main():
+    client = EngineClient()
+    pid = await client.ping()
+    client.pause()
+    print(pid, flush=True)
+    os._exit(0)  # as the server's exit notification leaves, or a crash: no resume
+
+asyncio.run(main())
+"""
+
+
+@linux_proc
+def test_a_worker_stopped_when_its_server_dies_does_not_stay_behind():
+    import subprocess
+    import time
+
+    out = subprocess.run([sys.executable, "-c", SERVER_DIES_WHILE_PAUSED], capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    pid = int(out.split()[0])
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}").exists() and state(pid) != "Z" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists() or state(pid) == "Z"

@@ -27,6 +27,8 @@ from ..engine import Closed, large, read_frame, write_frame
 
 log = logging.getLogger("tokenizer_lsp")
 
+# pause(): where a worker dies with the server even while stopped (PR_SET_PDEATHSIG)
+_CAN_PAUSE = sys.platform.startswith("linux")
 ENCODE_TIMEOUT_S = 120.0  # includes loading a large file into a fresh worker
 UNREACHABLE_TIMEOUT_S = 600.0
 
@@ -42,6 +44,7 @@ class EngineClient:
         self._held: list = []  # keys the running worker is believed to hold (it says when not)
         self.starts = 0  # how many workers were started (tests, logs)
         self._paused = 0  # pause() calls not yet resumed
+        self._answered: int | None = None  # the pid of the worker that has answered a request
 
     # ---- the API ----------------------------------------------------------------------------
 
@@ -79,22 +82,24 @@ class EngineClient:
         indexes a new version. Its work is a set for a version already replaced, and at nice
         10 beside the server's own checking child (nice 10 too), with the engine's threads,
         it took two thirds of the cores: a re-parse of gemma3 took 1.8 s instead of 0.7.
-        Calls nest; without SIGSTOP (Windows) nothing happens."""
+        Calls nest. Only on Linux, and only a worker that has answered once: a stopped
+        process runs no watchdog, so it must have armed PR_SET_PDEATHSIG (at its start) to
+        die with a server that dies meanwhile, rather than stay stopped forever."""
         self._paused += 1
         if self._paused == 1:
-            self._signal(getattr(signal, "SIGSTOP", None))
+            self._signal("SIGSTOP")
 
     def resume(self) -> None:
         self._paused = max(0, self._paused - 1)
         if self._paused == 0:
-            self._signal(getattr(signal, "SIGCONT", None))
+            self._signal("SIGCONT")
 
-    def _signal(self, sig) -> None:
+    def _signal(self, name: str) -> None:
         proc = self._proc
-        if sig is None or proc is None or proc.poll() is not None:
+        if not _CAN_PAUSE or proc is None or proc.pid != self._answered or proc.poll() is not None:
             return
         try:  # its own process group (started so): its forked children too
-            os.killpg(proc.pid, sig)
+            os.killpg(proc.pid, getattr(signal, name))
         except OSError:  # gone meanwhile: the next request starts another
             pass
 
@@ -161,6 +166,7 @@ class EngineClient:
                 continue
             finally:
                 timer.cancel()
+            self._answered = proc.pid  # past its start: it dies with this process
             if reply.get("missing"):
                 send_text = True
                 continue
