@@ -29,6 +29,12 @@ log = logging.getLogger("tokenizer_lsp")
 
 # pause(): where a worker dies with the server even while stopped (PR_SET_PDEATHSIG)
 _CAN_PAUSE = sys.platform.startswith("linux")
+# The worker in a process group of its own, so that pause() stops its forked children with
+# it; not a session of its own (start_new_session): Linux's autogroup scheduling then
+# weighs it as much as the server's whole session, whatever its nice value. Popen's
+# process_group is 3.11+ (preexec_fn is not safe beside the server's threads): on 3.10
+# pause() stops the worker alone.
+_OWN_GROUP = {"process_group": 0} if _CAN_PAUSE and sys.version_info >= (3, 11) else {}
 ENCODE_TIMEOUT_S = 120.0  # includes loading a large file into a fresh worker
 UNREACHABLE_TIMEOUT_S = 600.0
 
@@ -99,7 +105,10 @@ class EngineClient:
         if not _CAN_PAUSE or proc is None or proc.pid != self._answered or proc.poll() is not None:
             return
         try:  # its own process group (started so): its forked children too
-            os.killpg(proc.pid, getattr(signal, name))
+            if _OWN_GROUP:
+                os.killpg(proc.pid, getattr(signal, name))
+            else:
+                os.kill(proc.pid, getattr(signal, name))
         except OSError:  # gone meanwhile: the next request starts another
             pass
 
@@ -201,9 +210,7 @@ class EngineClient:
             [sys.executable, "-m", "tokenizer_lsp.engine.worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=env,
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # Windows: no console flashes up
-            # a process group of its own, so that pause() stops its forked children with it
-            # (it still dies with the server: PR_SET_PDEATHSIG, and EOF on its stdin)
-            start_new_session=os.name == "posix",
+            **_OWN_GROUP,
         )
         self._held = []
         self.starts += 1
