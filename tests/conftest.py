@@ -16,3 +16,13 @@ def corpus_file(rel: str) -> Path:
     if not path.is_file():
         pytest.skip(f"corpus file {path} is absent (set TOKENIZER_CORPUS to the shared corpus folder)")
     return path
+
+
+def process_state(pid: int) -> str | None:
+    """The process's state letter from /proc (T: stopped, Z: a zombie, dead), None when it
+    is gone: read from the system, not from whoever started it (Linux only)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return None

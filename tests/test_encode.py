@@ -22,7 +22,7 @@ from tokenizer_lsp.core.behaviour.encode import encode, render_text
 from tokenizer_lsp.core.behaviour.load import load_tokenizer, load_tokenizer_file
 from tokenizer_lsp.core.behaviour.loaded import LoadError
 
-from .conftest import corpus_file
+from .conftest import corpus_file, process_state
 from .test_server import capabilities
 
 TOKENIZER_JSONS = ["qwen3/tokenizer.json", "llama3/tokenizer.json", "gemma3/tokenizer.json",
@@ -331,11 +331,7 @@ def test_the_worker_survives_a_bad_request():
 
 
 def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ", 1)[1][0] != "Z"  # a zombie is dead
-    except FileNotFoundError:
-        return False
+    return process_state(pid) not in (None, "Z")  # a zombie is dead
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

@@ -104,11 +104,9 @@ class EngineClient:
         proc = self._proc
         if not _CAN_PAUSE or proc is None or proc.pid != self._answered or proc.poll() is not None:
             return
-        try:  # its own process group (started so): its forked children too
-            if _OWN_GROUP:
-                os.killpg(proc.pid, getattr(signal, name))
-            else:
-                os.kill(proc.pid, getattr(signal, name))
+        send = os.killpg if _OWN_GROUP else os.kill  # the group: its forked children too
+        try:
+            send(proc.pid, getattr(signal, name))
         except OSError:  # gone meanwhile: the next request starts another
             pass
 
