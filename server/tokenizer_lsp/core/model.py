@@ -30,6 +30,18 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "config-id-mismatch": "error",
     "vocab-size": "error",  # a vocab_size above the highest id is information (Finding.level)
     "chat-template-token": "warning",
+    # Part 3: SentencePiece, tekken, WordPiece, GGUF (INTERFACE.md "New checks")
+    "spm-byte-pieces": "error",
+    "special-id": "error",
+    "tekken-rank": "error",
+    "tekken-token-str": "warning",
+    "wordpiece-unreachable": "warning",
+    "wordpiece-unk-missing": "error",
+    "gguf-pre-missing": "warning",
+    "gguf-token-type": "error",
+    "gguf-mismatch": "error",
+    "gguf-special-id": "error",
+    "gguf-chat-template": "warning",
 }
 
 

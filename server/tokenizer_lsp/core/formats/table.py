@@ -1,0 +1,71 @@
+"""The common shape of a format plug-in's output: a token table, built once, never rewritten.
+
+The formats of Part 3 (SentencePiece `.model`, Mistral tekken, WordPiece `vocab.txt`, GGUF)
+are lists of tokens by id, some of them binary. A plug-in reads its file into a TokenTable
+(rows by id plus the file's metadata); checks in core/checks/ read the table and produce
+TableFindings; the CLI and the server render both. Text formats (tekken, vocab.txt) also
+give each row's byte span in the document so the server can hover and hint; binary formats
+(`.model`, `.gguf`) have no spans: their findings name an id or a metadata key, and the
+editor shows the decoded listing (decoded_view.py) instead of the bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+# SentencePiece's ModelProto.SentencePiece.Type names (also GGUF's llama_token_type values
+# 1..6): the `type` of a decode row.
+PIECE_TYPES = ("NORMAL", "UNKNOWN", "CONTROL", "USER_DEFINED", "UNUSED", "BYTE")
+
+
+class FormatError(ValueError):
+    """The file claims to be this format but cannot be read as it (truncated, lying
+    header, bad protobuf). The message is for the user: one line, no traceback."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    id: int
+    token: str  # the piece as stored (base64 is decoded for tekken: token_str or the bytes' text)
+    data: bytes  # what the piece stands for (INTERFACE Part 3: `bytes` of a decode row)
+    type: str | None = None  # one of PIECE_TYPES, where the format has types
+    score: float | None = None  # where the format has scores
+    special: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableFinding:
+    code: str  # a code of core.model.DEFAULT_SEVERITY
+    message: str
+    id: int | None = None  # the token it is about (binary formats)
+    key: str | None = None  # or the metadata key (GGUF: tokenizer.ggml.eos_token_id)
+    start: int | None = None  # byte offsets in the document (text formats)
+    end: int | None = None
+    level: str | None = None  # a severity other than the code's default
+
+    @property
+    def severity(self) -> str:
+        from ..model import DEFAULT_SEVERITY
+
+        return self.level or DEFAULT_SEVERITY[self.code]
+
+
+@dataclass(frozen=True)
+class TokenTable:
+    """A file's tokens by id, built once by its plug-in and frozen."""
+
+    format: str  # the plug-in's name: "sentencepiece", "tekken", "wordpiece", "gguf"
+    rows: tuple[TableRow, ...]
+    # what stats shows and the checks read (model type, special ids, byte_fallback, pre, ...)
+    meta: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    # text formats: (start, end) byte span of each row's token in the document, by row index
+    spans: tuple[tuple[int, int], ...] | None = None
+    # findings the reader made while reading (a malformed line, a bad rank): structural
+    # facts only; everything that can be judged from the rows is a check in core/checks/
+    read_findings: tuple[TableFinding, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.meta, MappingProxyType):
+            object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))
