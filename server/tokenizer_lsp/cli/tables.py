@@ -266,11 +266,13 @@ def render_stats(s: dict, path: str) -> str:
     extra = []
     if s.get("piece_types"):
         extra.append("  piece types: " + ", ".join(f"{t} {n:,}" for t, n in s["piece_types"].items()))
-    shown = {k: v for k, v in (s.get("meta") or {}).items() if k not in ("model_type", "pieces", "lines")}
+    shown = {k: v for k, v in (s.get("meta") or {}).items()
+             if k not in ("model_type", "pieces", "lines", "has_trainer_spec") and v is not None}
     if shown:
         extra.append("  settings: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
-    head, _, rest = text.partition("\n")
-    return "\n".join([head, *extra, rest]) if extra else text
+    lines = text.split("\n")
+    at = next((k for k, line in enumerate(lines) if line.startswith("  token length")), len(lines))
+    return "\n".join(lines[:at] + extra + lines[at:])
 
 
 # ---- encode ----------------------------------------------------------------------------
