@@ -86,6 +86,10 @@ def _read_side(data: bytes, path: str | None, companion: bytes | None) -> Side:
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError as e:
+        if detect.name_kind(path) != "json":  # text that merely starts with `[`
+            from ..formats.registry import formats_read
+
+            raise DiffError(f"{name}: not a tokenizer file (it reads {formats_read()})") from None
         raise DiffError(f"{name}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}") from None
     if detect.is_tokenizer_json(obj):
         return _tokenizer_json(obj, path)
