@@ -103,6 +103,8 @@ def test_diff_names_the_pieces_scores_and_types_that_changed(tmp_path):
     assert [e["token"] for e in d["vocab"]["rescored"]] == [m.pieces[rescored].piece]
     assert [e["token"] for e in d["vocab"]["removed"]] == [gone]
     assert [a["content"] for a in d["added_tokens"]["added"]] == [m.pieces[retyped].piece]
+    assert [(t["token"], t["old_type"], t["new_type"]) for t in d["types"]] == \
+        [(m.pieces[retyped].piece, "NORMAL", "USER_DEFINED")]
     assert cli("diff", UNIGRAM, UNIGRAM).returncode == 0
 
 

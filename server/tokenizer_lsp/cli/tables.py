@@ -377,8 +377,9 @@ def table_side(plugin, table: TokenTable, path: str):
     style = getattr(plugin, "style", None)
     scheme = Scheme(style) if style in {s.value for s in Scheme} else Scheme.LITERAL
     prefix = str(table.meta.get("continuing_subword_prefix") or "")
+    types = {r.token: r.type for r in table.rows if r.type is not None} or None
     return Side(path, plugin.name, scheme, model_type, vocab, None, added, None, flags, prefix, "",
-                scores if model_type == "Unigram" else None, token_bytes=data)
+                scores if model_type == "Unigram" else None, token_bytes=data, types=types)
 
 
 def encode_with(path: str, text: str):

@@ -49,6 +49,8 @@ class Side:
     scores: dict | None = None  # Unigram: piece -> score (it decides the segmentation)
     # what each token stands for, when the format says it (a plug-in's table: cli/tables.py)
     token_bytes: dict[str, bytes] | None = None
+    # piece types (NORMAL, CONTROL, BYTE...) where the format stores them (.model, GGUF)
+    types: dict[str, str] | None = None
 
     def text_of(self, token: str) -> str:
         return visible_text(self.bytes_of(token))
