@@ -160,7 +160,7 @@ def check_index(path: str, overrides: dict):
     found = table_findings(table, plugin)
     if overrides.get("unreachable-token") != "off":
         try:
-            found = in_order(found + table_unreachable(table, plugin))
+            found = in_order(found + (table_unreachable(table, plugin) or []))
         except FormatError as e:
             err(f"{path}: unreachable tokens not checked: {e}")
     return TableIndex(path, plugin, table, found)
@@ -219,7 +219,8 @@ def stats_of(path: str, unreachable: bool):
     count = None
     if unreachable:
         try:
-            count = len(table_unreachable(table, plugin)) if getattr(plugin, "checks", None) else None
+            found = table_unreachable(table, plugin)
+            count = None if found is None else len(found)
         except FormatError as e:
             err(f"{path}: unreachable tokens not counted: {e}")
     return summary(plugin, table, table_findings(table, plugin), count)
@@ -357,7 +358,7 @@ def diff_side(path: str):
 
 def table_side(plugin, table: TokenTable, path: str):
     """A table as diff compares it: pieces by their stored form (a later duplicate loses),
-    scores where the format has them, special and user-defined pieces as the added tokens
+    scores where the format has them (compared when the other file has scores too), special and user-defined pieces as the added tokens
     a converter to tokenizer.json makes of them (CONTROL and UNKNOWN special; USER_DEFINED
     not), each token's bytes for comparing with a file that spells tokens another way."""
     from ..core.behaviour.diff_sides import Side
@@ -379,7 +380,7 @@ def table_side(plugin, table: TokenTable, path: str):
     prefix = str(table.meta.get("continuing_subword_prefix") or "")
     types = {r.token: r.type for r in table.rows if r.type is not None} or None
     return Side(path, plugin.name, scheme, model_type, vocab, None, added, None, flags, prefix, "",
-                scores if model_type == "Unigram" else None, token_bytes=data, types=types)
+                scores, token_bytes=data, types=types)  # SentencePiece BPE ranks merges by score too
 
 
 def encode_with(path: str, text: str):
