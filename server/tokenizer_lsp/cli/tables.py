@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import Counter
 
 import orjson
 
+from ..core.behaviour.table_stats import render_stats, summary  # noqa: F401 (stats.py renders with it)
 from ..core.formats import registry
 from ..core.formats.table import FormatError, TableFinding, TokenTable
 from .common import err
@@ -224,56 +224,6 @@ def stats_of(path: str, unreachable: bool):
         except FormatError as e:
             err(f"{path}: unreachable tokens not counted: {e}")
     return summary(plugin, table, table_findings(table, plugin), count)
-
-
-def summary(plugin, table: TokenTable, findings: list[TableFinding], unreachable: int | None) -> dict:
-    """stats' keys (core/behaviour/stats.py) for a table, plus its piece types and metadata."""
-    from ..core.behaviour.stats import LONGEST, _gaps
-    from ..core.decoding.display import visible_text
-
-    rows = table.rows
-    lengths = [len(r.data) for r in rows]
-    ids = {r.id for r in rows}
-    top = sorted(range(len(rows)), key=lambda k: (-lengths[k], rows[k].id))[:LONGEST]
-    types = Counter(r.type for r in rows if r.type is not None)
-    meta = {k: v for k, v in table.meta.items() if isinstance(v, (str, int, float, bool)) or v is None}
-    return {
-        "format": plugin.name,
-        "model_type": table.meta.get("model_type"),
-        "byte_level_style": getattr(plugin, "style", None),
-        "vocab_size": len(rows),
-        "vocab_size_with_added": len(rows),
-        "merges": table.meta.get("merges") if isinstance(table.meta.get("merges"), int) else None,
-        "added_tokens": 0,
-        "added_tokens_outside_vocab": 0,
-        "special_tokens": sum(1 for r in rows if r.special),
-        "id_range": [min(ids), max(ids)] if ids else None,
-        "id_gaps": _gaps(ids),
-        "fragments": sum(1 for f in findings if f.code == "utf8-fragment"),
-        "longest_tokens": [{"id": rows[k].id, "token": rows[k].token, "text": visible_text(rows[k].data),
-                            "bytes": lengths[k]} for k in top],
-        "token_length_histogram": {str(n): c for n, c in sorted(Counter(lengths).items())},
-        "piece_types": dict(types) if types else None,
-        "scores": any(r.score is not None for r in rows),
-        "meta": meta,
-        "unreachable": unreachable,
-    }
-
-
-def render_stats(s: dict, path: str) -> str:
-    from ..core.behaviour.stats import render
-
-    text = render(s, path)
-    extra = []
-    if s.get("piece_types"):
-        extra.append("  piece types: " + ", ".join(f"{t} {n:,}" for t, n in s["piece_types"].items()))
-    shown = {k: v for k, v in (s.get("meta") or {}).items()
-             if k not in ("model_type", "pieces", "lines", "has_trainer_spec") and v is not None}
-    if shown:
-        extra.append("  settings: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
-    lines = text.split("\n")
-    at = next((k for k, line in enumerate(lines) if line.startswith("  token length")), len(lines))
-    return "\n".join(lines[:at] + extra + lines[at:])
 
 
 # ---- encode ----------------------------------------------------------------------------
