@@ -70,6 +70,16 @@ def report(rows: list[Row], fmt: str, show_hints: bool, files: int, failed_files
     """Print the findings and, in text, the summary line (stdout, as ruff does). JSON always
     holds every finding, hints included: the summary's counts are the JSON's counts."""
     out = out or sys.stdout
+    try:
+        _write(rows, fmt, show_hints, files, failed_files, out)
+    except BrokenPipeError:  # `check ... | head` is normal use: stop writing, keep the exit status
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _write(rows: list[Row], fmt: str, show_hints: bool, files: int, failed_files: int, out) -> None:
     if fmt == "json":
         import orjson
 
