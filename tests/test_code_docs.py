@@ -84,3 +84,17 @@ def test_bench_section_is_built_from_whatever_json_is_there(tmp_path):
     page = docs_pages.bench_section(tmp_path)
     assert "| qwen3/tokenizer.json | 11.4 | 0.30 s | 0.40 s | 0.75 |" in page
     assert "`typing_soak.growth_mb_per_1000` | 0.01 |" in page and "`encode.p50_ms` | 3.2 |" in page
+
+
+def test_the_vsix_readme_lists_every_command_and_setting_of_the_manifest():
+    """client-vscode/README.md is the Marketplace page: every command a user can run and
+    every setting, read from package.json."""
+    import json
+
+    manifest = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["contributes"]
+    readme = (ROOT / "client-vscode" / "README.md").read_text(encoding="utf-8")
+    for c in manifest["commands"]:
+        assert f"**{c['category']}: {c['title']}**" in readme, c
+    for key in manifest["configuration"]["properties"]:
+        assert f"`{key}`" in readme, key
+    assert "pip install" not in readme  # the package carries the server

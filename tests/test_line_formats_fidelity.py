@@ -30,8 +30,8 @@ from tokenizer_lsp.lsp.render.hover import hover_markdown
 
 from .conftest import corpus_file
 
-tiktoken_load = pytest.importorskip("tiktoken.load", reason="tiktoken is needed to know what tiktoken reads")
-tokenizers_models = pytest.importorskip("tokenizers.models", reason="tokenizers is needed to know what BPE.from_file reads")
+import tiktoken.load as tiktoken_load  # dependencies of the package: a broken install fails, never skips
+import tokenizers.models as tokenizers_models
 import tiktoken  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
