@@ -438,7 +438,8 @@ def test_clip_header_cli_check(tmp_path, capsys):
     _, merges, _ = clip_files(tmp_path, "some_name.txt")
     assert cli(["check", str(merges)]) == 0  # a warning, no error
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 1 and out[0].startswith(f"{merges}:1:1: warning merges-header ")
+    assert len(out) == 2 and out[0].startswith(f"{merges}:1:1: warning merges-header ")
+    assert out[1] == "Found 1 warning in 1 file"
 
 
 def test_clip_header_that_tokenizers_cannot_split(tmp_path):
