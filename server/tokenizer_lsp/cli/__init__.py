@@ -24,7 +24,7 @@ COMMANDS = {
 }
 
 DESCRIPTION = ("Language server and checker for LLM tokenizer files (tokenizer.json, vocab.json + "
-               "merges.txt, .tiktoken and the formats of core/formats). With no command, serves LSP on stdio.")
+               "merges.txt, .tiktoken and the other tokenizer files of a model folder). With no command, serves LSP on stdio.")
 
 EPILOG = """\
 exit status (every command):
@@ -34,7 +34,7 @@ exit status (every command):
 
 paths:
   A folder stands for the tokenizer files in it: `check DIR` and `stats DIR` take all of
-  them (with the model folder's tokenizer_config.json, config.json... checked against
+  them (check also checks the model folder's tokenizer_config.json, config.json... against
   them); decode, encode and diff take its tokenizer.json (else vocab.json/encoder.json).
   A pair is a vocab.json (or encoder.json) and its merges.txt (or vocab.bpe): give either
   file and the other is found beside it; `check vocab.json merges.txt` checks the merges

@@ -17,7 +17,8 @@ from .report import Row, exit_status, report
 
 
 def add_arguments(c) -> None:
-    c.add_argument("paths", nargs="+", metavar="PATH")
+    c.add_argument("paths", nargs="+", metavar="PATH", help="tokenizer files, or folders (each of their tokenizer "
+                   "files with its config files)")
     c.add_argument("--format", choices=("text", "json"), default="text",
                    help="json: every finding (hints too) as an array with 0-based LSP ranges")
     c.add_argument("--show-hints", action="store_true",
