@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -170,7 +171,8 @@ def bench_section(results: Path | None = None, limit: int = 60) -> str:
                 lines.append(f"| {_file_label(r)} | {mb} | " + " | ".join(_cell(r, k, f) for _, k, f in _MAIN_COLUMNS) + " |")
             parts.append("\n".join(lines) + "\n")
             data = {k: v for k, v in data.items() if k not in ("rows", "machine_cores")}
-        leaves = [(k, v) for k, v in _numbers(data) if k != "machine_cores"]
+        # named figures only: the per-run samples behind a median ([0], [1]...) stay in the JSON
+        leaves = [(k, v) for k, v in _numbers(data) if k != "machine_cores" and not re.search(r"\[\d+\]", k)]
         if leaves:
             lines = ["| measure | value |", "|---|---|"]
             lines += [f"| `{k}` | {v:.4g} |" for k, v in leaves[:limit]]
