@@ -225,6 +225,7 @@ def test_summary_line_wording():
         "Found 2 errors, 12 information in 1 file; 1562 hints hidden (--show-hints)"
     assert summary_line(Counter(warning=1), 3, False) == "Found 1 warning in 3 files"
     assert summary_line(Counter(hint=1), 1, True) == "Found 1 hint in 1 file"
+    assert summary_line(Counter(), 0, False, failed_files=1) == "Nothing found in 0 files; 1 path not checked (see above)"
 
 
 # ---- terminals ------------------------------------------------------------------------------------

@@ -56,6 +56,8 @@ def summary_line(counts: Counter, files: int, show_hints: bool, failed_files: in
     where = f"{files} file" + ("" if files == 1 else "s")
     if shown:
         line = "Found " + ", ".join(f"{n} {word}" for n, word in shown) + f" in {where}"
+    elif failed_files:  # not "passed": some paths were never checked
+        line = f"Nothing found in {where}"
     else:
         line = f"All checks passed ({where})"
     if counts["hint"] and not show_hints:
