@@ -44,7 +44,7 @@ def test_binary_and_text_files_in_one_check(tmp_path):
     found = json.loads(p.stdout)
     by_path = {f["path"]: f for f in found}
     assert by_path[str(model)]["range"] is None and isinstance(by_path[str(llama)]["range"], dict)
-    p = cli("check", model)
+    p = cli("check", "--show-hints", model)
     sp = spm.SentencePieceProcessor(model_file=str(model))
     first_fragment = next(i for i in range(sp.get_piece_size()) if sp.is_byte(i) and int(sp.id_to_piece(i)[3:5], 16) >= 0x80)
     assert f"{model}:#{first_fragment}: hint utf8-fragment" in p.stdout

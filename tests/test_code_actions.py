@@ -17,7 +17,7 @@ from tokenizer_lsp.core.index import build_index
 from .conftest import corpus_file
 from .test_server import capabilities
 
-tokenizers = pytest.importorskip("tokenizers")
+import tokenizers  # a dependency of the package: a broken install fails, never skips
 
 SAMPLES = ["Hello world, this is a test of tokenizers.", "我爱北京天安门。今天天气很好！", "Привет, мир! Как дела?",
            "def f(x):\n\treturn x ** 2  # squared", "naïve café résumé ế — ½ “quotes”", "👋🏽 emoji and ‎RTL שלום עולם",
@@ -122,7 +122,7 @@ def test_set_an_added_token_id_to_the_vocabulary_id(llama2_text):
 
 
 def test_set_an_added_tokens_decoder_key_to_the_tokenizer_id(tmp_path):
-    folder = pytest.importorskip("tokenizer_lsp.core.model_folder.folder")
+    from tokenizer_lsp.core.model_folder import folder
     (tmp_path / "tokenizer.json").write_bytes(corpus_file("llama2/tokenizer.json").read_bytes())
     original = corpus_file("llama2/tokenizer_config.json").read_text(encoding="utf-8")
     text = original.replace('"1": {\n      "content": "<s>"', '"5": {\n      "content": "<s>"')

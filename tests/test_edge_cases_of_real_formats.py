@@ -221,7 +221,7 @@ def test_messages_are_one_line_whatever_the_token(tmp_path, capsys):
         assert len(f.message.splitlines()) == 1 and "\u202e" not in f.message, f.message
     assert cli(["check", str(path)]) == 1
     out = capsys.readouterr().out
-    assert len(out.splitlines()) == len(idx.findings)  # str.splitlines also breaks at U+2028...
+    assert len(out.splitlines()) == len(idx.findings) + 1  # and the summary; str.splitlines also breaks at U+2028...
     msgs = " ".join(f.message for f in idx.findings)
     for shown in ("`b\\nx`", "`c\\tx`", "`d\\rx`", "`e\\u0085x`", "`f\\u2028x`", "`g\\u2029x`", "`h\\u202Ex`",
                   "`i\\u000Bx`", "`j\\u001Ex`", "`k\\\\nx`"):

@@ -30,8 +30,36 @@ async def until(predicate, timeout: float = 10.0) -> bool:
     return predicate()
 
 
+def spy_signals(monkeypatch) -> list[str]:
+    """The names of the signals the client really sends from now on (its kill() calls),
+    recorded as they go out: what the tests wait on instead of sleeping."""
+    import signal as signals
+
+    from tokenizer_lsp.lsp import engine_client
+
+    sent: list[str] = []
+    real_kill, real_killpg = engine_client.os.kill, engine_client.os.killpg
+
+    class Os:
+        def __getattr__(self, name):
+            return getattr(os, name)
+
+        @staticmethod
+        def kill(pid, sig):
+            sent.append(signals.Signals(sig).name)
+            return real_kill(pid, sig)
+
+        @staticmethod
+        def killpg(pgid, sig):
+            sent.append(signals.Signals(sig).name)
+            return real_killpg(pgid, sig)
+
+    monkeypatch.setattr(engine_client, "os", Os())  # undone after the test
+    return sent
+
+
 @linux_proc
-async def test_pause_stops_the_worker_and_its_group_until_the_last_resume():
+async def test_pause_stops_the_worker_and_its_group_until_the_last_resume(monkeypatch):
     client = EngineClient()
     try:
         pid = await client.ping()
@@ -41,12 +69,14 @@ async def test_pause_stops_the_worker_and_its_group_until_the_last_resume():
         # ... but the server's session: Linux's autogroup weighs a session of its own as
         # much as the server's, whatever the worker's nice value
         assert os.getsid(pid) == os.getsid(0)
+        sent = spy_signals(monkeypatch)
         client.pause()
         client.pause()
         assert await until(lambda: process_state(pid) == "T")
         client.resume()
-        await asyncio.sleep(0.1)
-        assert process_state(pid) == "T"  # one pause still holds it
+        # one pause still holds it: no SIGCONT went out (a SIGCONT wakes a stopped process
+        # within the kill() that sends it, so the state read now is the state it keeps)
+        assert sent == ["SIGSTOP"] and process_state(pid) == "T"
         client.resume()
         assert await until(lambda: process_state(pid) != "T")
         # and it answers as before
@@ -69,8 +99,8 @@ async def test_a_request_sent_while_paused_is_answered_after_resume():
         client.pause()
         assert await until(lambda: process_state(pid) == "T")
         task = asyncio.ensure_future(client.ping())
-        await asyncio.sleep(0.3)
-        assert not task.done()  # stopped: it cannot answer
+        await asyncio.sleep(0)  # the request goes out to a process the kernel holds stopped
+        assert process_state(pid) == "T" and not task.done()
         client.resume()
         assert await asyncio.wait_for(task, 30) == pid
     finally:
@@ -144,15 +174,15 @@ async def test_the_engine_waits_while_a_version_is_built(monkeypatch, fails):
 
 
 @linux_proc
-async def test_a_worker_not_yet_started_is_not_stopped():
+async def test_a_worker_not_yet_started_is_not_stopped(monkeypatch):
     """Before its first answer a worker may not have armed PR_SET_PDEATHSIG: stopped then,
     it would outlive a server that dies meanwhile."""
     client = EngineClient()
     try:
         proc = client._running()  # started, never asked anything
+        sent = spy_signals(monkeypatch)
         client.pause()
-        await asyncio.sleep(0.3)
-        assert process_state(proc.pid) != "T"
+        assert sent == [] and process_state(proc.pid) != "T"  # no SIGSTOP was sent
         client.resume()
         assert await client.ping() == proc.pid
     finally:

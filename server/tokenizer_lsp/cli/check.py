@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
-
-import orjson
 
 from ..core.behaviour.reachability_findings import (
     file_unreachable_findings,
@@ -16,11 +13,17 @@ from ..core.model import DEFAULT_SEVERITY, SEVERITIES
 from ..core.model_folder.folder import config_files_checked, tokenizer_paths
 from . import tables
 from .common import err as _err, tokenizer_index
+from .progress import progress
+from .report import Row, exit_status, report
 
 
 def add_arguments(c) -> None:
-    c.add_argument("paths", nargs="+", metavar="PATH")
-    c.add_argument("--format", choices=("text", "json"), default="text")
+    c.add_argument("paths", nargs="+", metavar="PATH", help="tokenizer files, or folders (each of their tokenizer "
+                   "files with its config files)")
+    c.add_argument("--format", choices=("text", "json"), default="text",
+                   help="json: every finding (hints too) as an array with 0-based LSP ranges")
+    c.add_argument("--show-hints", action="store_true",
+                   help="print hint-level findings too (counted in the summary either way)")
     c.add_argument(
         "--severity", action="append", default=[], metavar="CODE=LEVEL",
         help="override a code's severity (error, warning, information, hint, or off); repeatable",
@@ -48,31 +51,32 @@ def run(args) -> int:
     for folder in empty:
         _err(f"{folder}: no tokenizer file in this folder")
     vocab_for = _vocab_pairing(paths)
-    status = 2 if empty else 0
+    failed = len(empty)
     results = []
+    files = 0
     checked: set[str] = set()  # config files already reported with their tokenizer
     for path in paths:
         if os.path.abspath(path) in checked:
             continue
-        idx = tables.check_index(path, overrides)  # .model, vocab.txt and the other plug-ins
-        if idx is None:
-            idx = tokenizer_index(path, vocab_for(path))
-        if idx is None or idx is tables.FAILED:
-            status = 2
-            continue
-        if overrides.get("unreachable-token") != "off":  # loads the engine: only when wanted
-            idx.findings = with_unreachable(idx.findings, file_unreachable_findings(idx, path))
-        # the model folder's config files beside it, each under its own path
-        for shown, each in [(path, idx), *config_files_checked(idx, path, checked)]:
-            for f in each.findings:
-                level = overrides.get(f.code, f.severity)
-                if level != "off":
-                    results.append((shown, each, f, level))
-    errors = any(level == "error" for *_, level in results)
-    _print_findings(results, args.format)
-    if status == 2:
-        return 2
-    return 1 if errors else 0
+        with progress(f"checking {path}"):
+            idx = tables.check_index(path, overrides)  # .model, vocab.txt and the other plug-ins
+            if idx is None:
+                idx = tokenizer_index(path, vocab_for(path))
+            if idx is None or idx is tables.FAILED:
+                failed += 1
+                continue
+            if overrides.get("unreachable-token") != "off":  # loads the engine: only when wanted
+                idx.findings = with_unreachable(idx.findings, file_unreachable_findings(idx, path))
+            # the model folder's config files beside it, each under its own path
+            for shown, each in [(path, idx), *config_files_checked(idx, path, checked)]:
+                files += 1
+                for f in each.findings:
+                    level = overrides.get(f.code, f.severity)
+                    if level != "off":
+                        results.append((shown, each, f, level))
+    rows = _rows(results, args.format)
+    report(rows, args.format, args.show_hints, files, failed)
+    return exit_status(bool(failed), rows)
 
 
 def _vocab_pairing(paths: list[str]):
@@ -110,38 +114,29 @@ def _vocab_pairing(paths: list[str]):
     return vocab_for
 
 
-def _print_findings(results, fmt: str) -> None:
-    out = sys.stdout
+def _rows(results, fmt: str) -> list[Row]:
+    """The findings as report rows, positions computed once per file: 0-based UTF-16 for
+    JSON (LSP), 1-based characters for text."""
     by_idx: dict[int, list] = {}
     for r in results:
         by_idx.setdefault(id(r[1]), []).append(r)
-    if fmt == "json":
-        rows = []
-        for group in by_idx.values():
-            idx = group[0][1]
-            if tables.is_table(idx):  # "range" null in a binary file, "id"/"key"
-                rows.extend(tables.json_rows(group))
-                continue
+    rows = []
+    for group in by_idx.values():
+        idx = group[0][1]
+        if tables.is_table(idx):  # `path:#N:` / `path:KEY:` and "range": null in a binary file
+            rows.extend(tables.report_rows(group))
+        elif fmt == "json":
             offs = [o for _, _, f, _ in group for o in (f.start, f.end)]
             pos = idx.lines.positions(offs, "utf-16")
             for k, (path, _, f, level) in enumerate(group):
                 (sl, sc), (el, ec) = pos[2 * k], pos[2 * k + 1]
-                rows.append({
+                rows.append(Row(path, level, f.code, f.message, "", {
                     "path": path,
                     "range": {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}},
                     "severity": level, "code": f.code, "message": f.message,
-                })
-        out.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n")
-        return
-    for group in by_idx.values():
-        idx = group[0][1]
-        if tables.is_table(idx):  # `path:#N:` or `path:KEY:` in a binary file
-            out.write(tables.text_lines(group))
-            continue
-        pos = idx.lines.positions([f.start for _, _, f, _ in group], "utf-32")
-        out.write("".join(
-            f"{path}:{line + 1}:{col + 1}: {level} {f.code} {f.message}\n"
-            for (path, _, f, level), (line, col) in zip(group, pos)
-        ))
-
-
+                }))
+        else:
+            pos = idx.lines.positions([f.start for _, _, f, _ in group], "utf-32")
+            rows.extend(Row(path, level, f.code, f.message, f"{line + 1}:{col + 1}")
+                        for (path, _, f, level), (line, col) in zip(group, pos))
+    return rows

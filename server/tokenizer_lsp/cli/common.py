@@ -36,3 +36,48 @@ def syntax_error_line(path: str, idx, with_code: bool = False) -> str:
     f = idx.syntax_error
     line, col = idx.lines.position(f.start, "utf-32")
     return f"{path}:{line + 1}:{col + 1}: {f.code + ': ' if with_code else ''}{f.message}"
+
+
+def main_tokenizer_file(path: str) -> str | None:
+    """The file a one-file command (decode, encode, diff) reads for `path`: the path itself,
+    or for a folder its tokenizer file (tokenizer.json first, then a vocab.json/encoder.json,
+    which brings its merges, then the first by name). None after saying why not (exit 2)."""
+    import os
+
+    if not os.path.isdir(path):
+        return path
+    from ..core.model_folder.folder import tokenizer_files_in
+
+    found = tokenizer_files_in(path)
+    if not found:
+        err(f"{path}: no tokenizer file in this folder")
+        return None
+    names = [os.path.basename(f) for f in found]
+    for preferred in ("tokenizer.json", "vocab.json", "encoder.json"):
+        if preferred in names:
+            return found[names.index(preferred)]
+    return found[0]
+
+
+def load_failure_status(path: str) -> int:
+    """The exit status when `path` cannot be loaded into its engine (encode, diff): 1 when it,
+    or the other file of its vocab.json + merges pair, is a tokenizer file with a finding at
+    error level (the same input gives `check` 1), else 2 (not a tokenizer, unreadable, or an
+    option is missing)."""
+    from ..core.behaviour.load import read_with_companion
+    from ..core.files import index_file
+
+    try:
+        _, other, _ = read_with_companion(path)
+    except OSError:
+        return 2
+    for each in (path, other):
+        if each is None:
+            continue
+        try:
+            idx = index_file(each)
+        except OSError:
+            continue
+        if idx.is_tokenizer and any(f.severity == "error" for f in idx.findings):
+            return 1
+    return 2

@@ -9,25 +9,32 @@ import orjson
 
 from ..core.decoded_listing import text_row
 from ..core.files import decoded_rows
-from .common import err as _err, syntax_error_line, tokenizer_index
+from .common import err as _err, main_tokenizer_file, syntax_error_line, tokenizer_index
+from .progress import progress
+from .report import FAILED, FINDINGS
 
 
 def add_arguments(d) -> None:
-    d.add_argument("path", metavar="PATH")
+    d.add_argument("path", metavar="PATH", help="a tokenizer file, or a folder (its tokenizer.json)")
     d.add_argument("--format", choices=("text", "jsonl"), default="text")
 
 
 def run(args) -> int:
+    path = main_tokenizer_file(args.path)
+    if path is None:
+        return FAILED
     from .tables import decode as decode_table  # .model, vocab.txt and the other plug-ins
 
+    args.path = path
     if (done := decode_table(args)) is not None:
         return done
-    idx = tokenizer_index(args.path)
+    with progress(f"reading {path}"):
+        idx = tokenizer_index(path)
     if idx is None:
-        return 2
-    if idx.syntax_error is not None:
-        _err(syntax_error_line(args.path, idx))
-        return 1
+        return FAILED
+    if idx.syntax_error is not None:  # a finding at error level: 1, as `check` gives
+        _err(syntax_error_line(path, idx, with_code=True))
+        return FINDINGS
     write = sys.stdout.buffer.write if hasattr(sys.stdout, "buffer") else None
     batch: list[bytes] = []
     try:

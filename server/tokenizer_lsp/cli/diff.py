@@ -14,35 +14,51 @@ from ..core.behaviour.diff import compare, with_text
 from ..core.behaviour.diff_sides import DiffError, read_side
 from ..core.behaviour.diff_report import render
 from ..core.behaviour.load import read_with_companion
-from .common import err as _err
+from .common import err as _err, load_failure_status, main_tokenizer_file
+from .progress import progress
+from .report import FAILED
 
 
 def add_arguments(c) -> None:
-    c.add_argument("old", metavar="OLD")
-    c.add_argument("new", metavar="NEW")
+    c.add_argument("old", metavar="OLD", help="a tokenizer file, or a folder (its tokenizer.json)")
+    c.add_argument("new", metavar="NEW", help="a tokenizer file, or a folder (its tokenizer.json)")
     c.add_argument("--text", metavar="T", help="also encode T with both and compare the ids")
+    c.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file that is not one of "
+                   "the known encodings (for --text)")
     c.add_argument("--format", choices=("text", "json"), default="text")
 
 
 def run(args) -> int:
+    old_path, new_path = main_tokenizer_file(args.old), main_tokenizer_file(args.new)
+    if old_path is None or new_path is None:
+        return FAILED
     try:
-        old, new = read_file(args.old), read_file(args.new)
+        with progress("reading both files"):
+            old, new = read_file(old_path), read_file(new_path)
     except DiffError as e:
         _err(str(e))
-        return 2
+        return _failure_status(e, old_path, new_path)
     d = compare(old, new)
     if args.text is not None:
         try:
-            (oi, ot), (ni, nt) = encode_with(args.old, args.text), encode_with(args.new, args.text)
+            with progress("encoding the text with both"):
+                (oi, ot), (ni, nt) = (encode_with(old_path, args.text, args.pattern),
+                                      encode_with(new_path, args.text, args.pattern))
         except DiffError as e:
             _err(str(e))
-            return 2
+            return _failure_status(e, old_path, new_path)
         with_text(d, args.text, oi, ni, ot, nt)
     if args.format == "json":
         sys.stdout.write(orjson.dumps(d, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
     else:
         sys.stdout.write(render(d) + "\n")
     return 0 if d["same"] else 1
+
+
+def _failure_status(e: DiffError, *paths: str) -> int:
+    """1 when the file the error names is a broken tokenizer file (as `check` gives), else 2."""
+    named = [p for p in paths if str(e).startswith(p) or f"--text: {p}" in str(e)]
+    return max((load_failure_status(p) for p in named), default=FAILED) if named else FAILED
 
 
 def read_file(path: str):
@@ -58,7 +74,7 @@ def read_file(path: str):
     return read_side(data, path, companion)
 
 
-def encode_with(path: str, text: str) -> tuple[list[int], list[str]]:
+def encode_with(path: str, text: str, pattern: str | None = None) -> tuple[list[int], list[str]]:
     """(ids, tokens) of `text` as the file's own engine encodes it (no special tokens added)."""
     from .tables import encode_with as encode_table
 
@@ -68,7 +84,7 @@ def encode_with(path: str, text: str) -> tuple[list[int], list[str]]:
     from ..core.behaviour.loaded import LoadError
 
     try:
-        loaded = load_tokenizer_file(path)
+        loaded = load_tokenizer_file(path, pattern)
     except (LoadError, OSError) as e:
         raise DiffError(f"--text: {e}") from None
     from ..core.behaviour.encode import encode

@@ -8,12 +8,14 @@ import sys
 
 import orjson
 
-from .common import err as _err
+from .common import err as _err, load_failure_status, main_tokenizer_file
+from .progress import progress
+from .report import FAILED, OK
 
 
 def add_arguments(p) -> None:
     p.add_argument("path", metavar="PATH", help="tokenizer.json, vocab.json or merges file (with its pair "
-                   "beside it), or .tiktoken")
+                   "beside it), .tiktoken, or a folder (its tokenizer.json)")
     p.add_argument("text", metavar="TEXT", nargs="?", help="the text (default: --file, else stdin)")
     p.add_argument("--file", metavar="F", help="encode the content of F (exact UTF-8 bytes: CRLF and a "
                    "final newline are kept)")
@@ -30,20 +32,23 @@ def run(args) -> int:
     from ..core.behaviour.loaded import LoadError
 
     text = _input_text(args)
-    if text is None:
-        return 2
+    path = main_tokenizer_file(args.path)
+    if text is None or path is None:
+        return FAILED
     from .tables import encode as encode_table  # .model, vocab.txt and the other plug-ins
 
+    args.path = path
     if (done := encode_table(args, text)) is not None:
         return done
     try:
-        loaded = load_tokenizer_file(args.path, args.pattern)
+        with progress(f"loading {path}"):
+            loaded = load_tokenizer_file(path, args.pattern)
     except OSError as e:
-        _err(f"{getattr(e, 'filename', None) or args.path}: cannot read: {e.strerror or e}")
-        return 2
+        _err(f"{getattr(e, 'filename', None) or path}: cannot read: {e.strerror or e}")
+        return FAILED
     except LoadError as e:
         _err(str(e))
-        return 2
+        return load_failure_status(path)  # 1 for a broken tokenizer file, as `check` gives
     result = encode(loaded, text, args.special)
     if args.format == "json":
         try:
@@ -56,8 +61,8 @@ def run(args) -> int:
         sys.stdout.buffer.write(out)
         sys.stdout.flush()
     except BrokenPipeError:  # `encode ... | head`
-        return 0
-    return 0
+        return OK
+    return OK
 
 
 def _input_text(args) -> str | None:

@@ -7,48 +7,59 @@ import sys
 import orjson
 
 from ..core.behaviour.stats import render, summarize
+from ..core.model_folder.folder import tokenizer_paths
 from . import tables
 from .common import err as _err
 from .common import syntax_error_line, tokenizer_index
+from .progress import progress
+from .report import exit_status
 
 
 def add_arguments(c) -> None:
-    c.add_argument("paths", nargs="+", metavar="PATH")
+    c.add_argument("paths", nargs="+", metavar="PATH", help="tokenizer files, or folders (each of their tokenizer files)")
     c.add_argument("--format", choices=("text", "json"), default="text")
     c.add_argument("--no-unreachable", action="store_true",
                    help="skip loading the tokenizer to count the tokens it can never produce")
 
 
 def run(args) -> int:
-    status = 0
+    paths, empty = tokenizer_paths(args.paths)  # `stats DIR`: its tokenizer files, as `check DIR`
+    for folder in empty:
+        _err(f"{folder}: no tokenizer file in this folder")
+    failed, broken = bool(empty), False
     results = []
-    for path in args.paths:
+    for path in paths:
         table = tables.stats_of(path, not args.no_unreachable)  # .model, vocab.txt, other plug-ins
         if table is not None:
-            status = 2 if table is tables.FAILED else status
-            if table is not tables.FAILED:
+            if table is tables.FAILED:
+                failed = True
+            else:
                 results.append((path, table))
             continue
-        idx = tokenizer_index(path)
-        if idx is None or idx.syntax_error is not None:
-            if idx is not None:
+        with progress(f"reading {path}"):
+            idx = tokenizer_index(path)
+            if idx is None:
+                failed = True
+                continue
+            if idx.syntax_error is not None:  # a finding at error level: 1, as `check` gives
                 _err(syntax_error_line(path, idx, with_code=True))
-            status = 2
-            continue
-        if idx.vocab is None:  # a model folder's config file
-            from ..core.formats.registry import formats_read
+                broken = True
+                continue
+            if idx.vocab is None:  # a model folder's config file
+                from ..core.formats.registry import formats_read
 
-            _err(f"{path}: not a tokenizer file ({idx.format}): stats summarises {formats_read()}")
-            status = 2
-            continue
-        unreachable = None if args.no_unreachable else _unreachable(path)
-        results.append((path, summarize(idx, unreachable)))
+                _err(f"{path}: not a tokenizer file ({idx.format}): stats summarises {formats_read()}")
+                failed = True
+                continue
+            unreachable = None if args.no_unreachable else _unreachable(path)
+            results.append((path, summarize(idx, unreachable)))
     if args.format == "json":
         sys.stdout.write(orjson.dumps([{"path": p, **s} for p, s in results], option=orjson.OPT_INDENT_2).decode()
                          + "\n")
     else:
-        sys.stdout.write("\n\n".join((tables.render_stats if "piece_types" in s else render)(s, p) for p, s in results) + ("\n" if results else ""))
-    return status
+        sys.stdout.write("\n\n".join((tables.render_stats if "piece_types" in s else render)(s, p)
+                                     for p, s in results) + ("\n" if results else ""))
+    return exit_status(failed, broken)
 
 
 def _unreachable(path: str) -> int | None:

@@ -170,40 +170,32 @@ def is_table(idx) -> bool:
     return isinstance(idx, TableIndex)
 
 
-def json_rows(group) -> list[dict]:
-    """check --format json rows of one TableIndex's findings: "range" null for a binary
-    file, and the token's "id" or the metadata "key" the finding is about."""
+def report_rows(group) -> list:
+    """check's report rows of one TableIndex's findings: `LINE:COL` in a text file, else
+    `#ID` or the metadata KEY; in JSON "range" null for a binary file, with the token's
+    "id" or the metadata "key" the finding is about."""
+    from .report import Row
+
     idx = group[0][1]
     offs = [o for _, _, f, _ in group for o in (f.start or 0, f.end or 0)]
-    pos = idx.lines.positions(offs, "utf-16") if idx.lines is not None else None
+    pos16 = idx.lines.positions(offs, "utf-16") if idx.lines is not None else None
+    pos32 = idx.lines.positions(offs[::2], "utf-32") if idx.lines is not None else None
     rows = []
     for k, (path, _, f, level) in enumerate(group):
         rng = None
-        if pos is not None and f.start is not None:
-            (sl, sc), (el, ec) = pos[2 * k], pos[2 * k + 1]
+        if pos16 is not None and f.start is not None:
+            (sl, sc), (el, ec) = pos16[2 * k], pos16[2 * k + 1]
             rng = {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
-        row = {"path": path, "range": rng, "severity": level, "code": f.code, "message": f.message}
-        if f.id is not None:
-            row["id"] = f.id
-        if f.key is not None:
-            row["key"] = f.key
-        rows.append(row)
-    return rows
-
-
-def text_lines(group) -> str:
-    """check's text lines: `path:LINE:COL:` in a text file, else `path:#ID:` or `path:KEY:`."""
-    idx = group[0][1]
-    starts = [f.start or 0 for _, _, f, _ in group]
-    pos = idx.lines.positions(starts, "utf-32") if idx.lines is not None else None
-    out = []
-    for k, (path, _, f, level) in enumerate(group):
-        if pos is not None and f.start is not None:
-            where = f"{pos[k][0] + 1}:{pos[k][1] + 1}"
+            where = f"{pos32[k][0] + 1}:{pos32[k][1] + 1}"
         else:
             where = f"#{f.id}" if f.id is not None else (f.key or "-")
-        out.append(f"{path}:{where}: {level} {f.code} {f.message}\n")
-    return "".join(out)
+        js = {"path": path, "range": rng, "severity": level, "code": f.code, "message": f.message}
+        if f.id is not None:
+            js["id"] = f.id
+        if f.key is not None:
+            js["key"] = f.key
+        rows.append(Row(path, level, f.code, f.message, where, js))
+    return rows
 
 
 # ---- stats -----------------------------------------------------------------------------
