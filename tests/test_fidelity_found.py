@@ -45,3 +45,48 @@ def test_tiktoken_decode_shows_the_field_as_stored(tmp_path, monkeypatch):
     code, out, _ = run_cli("decode", "--format", "jsonl", str(path))
     assert code == 0
     assert {json.loads(l)["id"]: json.loads(l)["token"] for l in out.splitlines()} == fields
+
+
+# ---- added_tokens.json beside a vocab.json (a slow GPT-2 style folder) ----------------------
+
+
+def slow_folder(folder: Path, added: dict[str, int], config: dict | None = None) -> None:
+    """A byte-level BPE trained here by tokenizers, saved as vocab.json + merges.txt, with an
+    added_tokens.json (and a tokenizer_config.json) beside it: whisper's folder layout."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<|endoftext|>"], show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(["the cat sat on the mat", "hello world, the end"] * 20, trainer)
+    folder.mkdir(parents=True, exist_ok=True)
+    tok.model.save(str(folder))
+    (folder / "added_tokens.json").write_text(json.dumps(added), encoding="utf-8")
+    (folder / "tokenizer_config.json").write_text(json.dumps(config or {"tokenizer_class": "GPT2Tokenizer"}),
+                                                  encoding="utf-8")
+
+
+def test_added_tokens_json_beside_vocab_json_defines_tokens(tmp_path):
+    """transformers reads each added_tokens.json entry of a slow folder as an added token
+    with that id: no `config-token-missing` on them, nor on a config naming one, no id
+    mismatch, and `check` exits 0 on the folder."""
+    transformers = pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    folder = tmp_path / "whisper-like"
+    slow_folder(folder, {})
+    n = len(json.loads((folder / "vocab.json").read_text(encoding="utf-8")))
+    added = {"<|notimestamps|>": n, "<|startoftranscript|>": n + 1, "<|en|>": n + 2}
+    slow_folder(folder, added, {"tokenizer_class": "GPT2Tokenizer", "additional_special_tokens": ["<|en|>"]})
+    auto = transformers.AutoTokenizer.from_pretrained(str(folder))
+    vocab_size = len(json.loads((folder / "vocab.json").read_text(encoding="utf-8")))
+    # transformers: the entries are tokens, with their own ids, after the vocabulary
+    assert {t: auto.convert_tokens_to_ids(t) for t in added} == added
+    assert min(added.values()) >= vocab_size and len(auto) == vocab_size + len(added)
+    code, out, err = run_cli("check", "--format", "json", str(folder))
+    rows = json.loads(out)
+    assert [r for r in rows if r["code"] in ("config-token-missing", "config-id-mismatch")] == []
+    assert code == 0, [r for r in rows if r["severity"] == "error"]
+    # the file checked alone: the same
+    code, out, _ = run_cli("check", "--format", "json", str(folder / "added_tokens.json"))
+    assert (code, [r for r in json.loads(out) if r["severity"] == "error"]) == (0, [])
