@@ -7,6 +7,7 @@ our code.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -90,3 +91,66 @@ def test_added_tokens_json_beside_vocab_json_defines_tokens(tmp_path):
     # the file checked alone: the same
     code, out, _ = run_cli("check", "--format", "json", str(folder / "added_tokens.json"))
     assert (code, [r for r in json.loads(out) if r["severity"] == "error"]) == (0, [])
+
+
+# ---- a merges.txt without its #version line, paired with its vocab.json ----------------------
+
+pytest_lsp = pytest.importorskip("pytest_lsp")
+from lsprotocol import types  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+
+from .test_server import capabilities  # noqa: E402
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
+async def client(lsp_client: LanguageClient):
+    @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+    def on_refresh(params):
+        return None
+
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def trained_bpe(folder: Path) -> tuple[dict[str, int], list[str]]:
+    """vocab and merges ("a b") of a byte-level BPE trained here by tokenizers."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(vocab_size=300, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(["the cat sat on the mat, then the other cat"] * 20, trainer)
+    folder.mkdir(parents=True, exist_ok=True)
+    tok.model.save(str(folder))
+    vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+    merges = [l for l in (folder / "merges.txt").read_text(encoding="utf-8").splitlines() if not l.startswith("#")]
+    return vocab, merges
+
+
+@pytest.mark.parametrize("header", [True, False], ids=["with #version", "without #version"])
+async def test_vocab_json_hover_tells_the_merges_of_a_headerless_merges_file(client: LanguageClient, tmp_path, header):
+    folder = tmp_path / ("with" if header else "without")
+    vocab, merges = trained_bpe(folder)
+    (folder / "merges.txt").write_text(("#version: 0.2\n" if header else "") + "\n".join(merges) + "\n", encoding="utf-8")
+    text = json.dumps(vocab, indent=2, ensure_ascii=False) + "\n"
+    (folder / "vocab.json").write_text(text, encoding="utf-8")
+    pairs = [m.split(" ") for m in merges]
+    token = "Ġthe"
+    made_by = next(r for r, (a, b) in enumerate(pairs) if a + b == token)
+    uses = sum(1 for a, b in pairs if token in (a, b))
+    line = text.split("\n").index(f'  "{token}": {vocab[token]},')
+    uri = (folder / "vocab.json").as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    value = ""
+    for _ in range(200):  # the merges lines come once the navigation lookups are built
+        h = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
+                                                                     types.Position(line, 4)))
+        value = h.contents.value if h is not None else ""
+        if "merge tree:" in value:
+            break
+        await asyncio.sleep(0.05)
+    assert f"made by merge rank {made_by}:" in value, value
+    assert f"used by {uses} merge" in value and "merge tree:" in value
