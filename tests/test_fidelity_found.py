@@ -154,3 +154,37 @@ async def test_vocab_json_hover_tells_the_merges_of_a_headerless_merges_file(cli
         await asyncio.sleep(0.05)
     assert f"made by merge rank {made_by}:" in value, value
     assert f"used by {uses} merge" in value and "merge tree:" in value
+
+
+# ---- string merges whose parts hold a space ---------------------------------------------------
+
+
+def test_string_merge_with_a_spaced_part_is_ambiguous_and_converts_to_pairs():
+    """A literal (not byte-level) BPE whose token `a b` holds a space: tokenizers writes its
+    merge as the pair ["a b", "c"]; written as the string "a b c" tokenizers refuses the
+    file. That string is `merge-ambiguous` (not only `merge-malformed`) and its quick fix
+    gives back the pairs tokenizers itself writes, which tokenizers loads."""
+    from tokenizers import Tokenizer, models
+
+    from tokenizer_lsp.core.fixes import apply_edits, fixes_for
+    from tokenizer_lsp.core.index import build_index
+
+    vocab = {"a": 0, "b": 1, "c": 2, " ": 3, "a b": 4, "a bc": 5, "x": 6, "y": 7, "xy": 8}
+    pairs_text = Tokenizer(models.BPE(vocab=vocab, merges=[("a b", "c"), ("x", "y")])).to_str()
+    obj = json.loads(pairs_text)
+    pairs = obj["model"]["merges"]
+    obj["model"]["merges"] = [" ".join(p) for p in pairs]
+    text = json.dumps(obj, indent=2)
+    with pytest.raises(Exception, match="Merges text file invalid"):
+        Tokenizer.from_str(text)
+    idx = build_index(text.encode("utf-8"), "tokenizer.json")
+    idx.prepare_lookups()
+    found = [f for f in idx.findings if f.code == "merge-ambiguous"]
+    line = text.split("\n").index('      "a b c",')
+    assert [idx.lines.position(f.start)[0] for f in found] == [line]
+    fixes = fixes_for(idx, "merge-ambiguous", found[0].start, found[0].end, found[0].message)
+    assert [f.key["pair"] for f in fixes] == [["a b", "c"]]
+    fixed = apply_edits(idx.data, fixes[0].resolved_edits()).decode("utf-8")
+    assert json.loads(fixed)["model"]["merges"] == pairs
+    loaded = Tokenizer.from_str(fixed)
+    assert loaded.to_str() == Tokenizer.from_str(pairs_text).to_str()
