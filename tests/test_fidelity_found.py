@@ -188,3 +188,33 @@ def test_string_merge_with_a_spaced_part_is_ambiguous_and_converts_to_pairs():
     assert json.loads(fixed)["model"]["merges"] == pairs
     loaded = Tokenizer.from_str(fixed)
     assert loaded.to_str() == Tokenizer.from_str(pairs_text).to_str()
+
+
+# ---- a merges file with no vocabulary beside it ---------------------------------------------------
+
+
+def test_merges_file_alone_says_it_has_no_vocabulary(tmp_path):
+    """stats gives no vocabulary size for merges read alone (not 0), check notes that the
+    merges were not checked against a vocabulary; with the vocab.json beside them the
+    size is the one tokenizers loads and there is no note."""
+    from tokenizers import Tokenizer
+    from tokenizers.models import BPE
+
+    paired = tmp_path / "paired"
+    vocab, merges = trained_bpe(paired)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "merges.txt").write_bytes((paired / "merges.txt").read_bytes())
+    code, out, err = run_cli("stats", "--no-unreachable", "--format", "json", str(alone / "merges.txt"))
+    assert code == 0 and json.loads(out)[0]["vocab_size"] is None
+    code, out, err = run_cli("stats", "--no-unreachable", str(alone / "merges.txt"))
+    size_line = next(l for l in out.splitlines() if "vocab size" in l)
+    assert "none" in size_line and "vocab.json" in size_line
+    code, out, err = run_cli("check", str(alone / "merges.txt"))
+    assert code == 0 and "not against a vocabulary" in err
+    # with its vocabulary
+    loaded = Tokenizer(BPE.from_file(str(paired / "vocab.json"), str(paired / "merges.txt")))
+    code, out, err = run_cli("stats", "--no-unreachable", "--format", "json", str(paired / "merges.txt"))
+    assert json.loads(out)[0]["vocab_size"] == loaded.get_vocab_size() == len(vocab)
+    code, out, err = run_cli("check", str(paired / "merges.txt"))
+    assert "not against a vocabulary" not in err

@@ -12,6 +12,9 @@ from .json_doc import TokenRef
 from .line_doc import LineDocument
 
 _BOM = b"\xef\xbb\xbf"
+# said by `check` (a note) and `stats` for a merges file read without its vocabulary
+NO_VOCABULARY = ("no vocabulary beside it (vocab.json or encoder.json): its merges were checked for their "
+                 "form only, not against a vocabulary (give one: `check VOCAB.json MERGES.txt`)")
 
 
 def merges_word_suffix(merges: list[str]) -> str:
@@ -79,6 +82,10 @@ class MergesDocument(LineDocument):
             merges_as_pairs=False,
             word_suffix=(vocab.word_suffix if vocab and vocab.word_suffix else merges_word_suffix(merges)),
         )
+
+    @property
+    def without_vocabulary(self) -> bool:
+        return not self.external_vocab
 
     def findings(self) -> list[Finding]:
         out: list[Finding] = []
