@@ -218,3 +218,80 @@ def test_merges_file_alone_says_it_has_no_vocabulary(tmp_path):
     assert json.loads(out)[0]["vocab_size"] == loaded.get_vocab_size() == len(vocab)
     code, out, err = run_cli("check", str(paired / "merges.txt"))
     assert "not against a vocabulary" not in err
+
+
+# ---- encode: padding and truncation said; --special as AutoTokenizer reads the folder ----------
+
+
+def test_encode_says_the_padding_and_truncation_it_applies(tmp_path):
+    """tokenizers applies a tokenizer.json's padding and truncation on every encode: the
+    ids stay tokenizers' own, and the output says both."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(["hello world the cat sat on the mat"] * 10,
+                            trainers.WordPieceTrainer(vocab_size=100, special_tokens=["[UNK]", "[PAD]"],
+                                                      show_progress=False))
+    tok.enable_padding(length=16, pad_id=tok.token_to_id("[PAD]"), pad_token="[PAD]")
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    for text in ("hello world", "the cat sat on the mat " * 5):
+        if len(text) > 20:  # truncation on, for the long text: both at once
+            tok.enable_truncation(max_length=16)
+            tok.save(str(path))
+        want = Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False)
+        pads = list(want.attention_mask).count(0)
+        code, out, _ = run_cli("encode", "--format", "json", str(path), text)
+        got = json.loads(out)
+        assert code == 0 and got["ids"] == want.ids
+        notes = " ".join(got.get("notes", []))
+        assert (f"padded to {len(want.ids)} by tokenizer.json's padding" in notes) == (pads > 0)
+        assert (f"truncated to {len(want.ids)} by tokenizer.json's truncation" in notes) == bool(want.overflowing)
+        code, out, _ = run_cli("encode", str(path), text)
+        assert all(n in out for n in got.get("notes", []))
+    assert pads == 0 and want.overflowing  # the long text: truncated, not padded
+
+
+def _auto_ids(transformers, folder: Path, config: dict, text: str) -> list[int]:
+    """What transformers' AutoTokenizer gives for the folder, by the rule INTERFACE names:
+    transformers 4 reads add_bos_token/add_eos_token from the config (LlamaTokenizerFast
+    rebuilds its post-processor from them); transformers 5 drops them when a tokenizer.json
+    is present unless given explicitly, when its own update_post_processor rebuilds it the
+    same way: so under 5 the config's values are handed over as arguments (for a class that
+    rebuilds)."""
+    major = int(transformers.__version__.split(".")[0])
+    kwargs = {}
+    if major >= 5 and config.get("tokenizer_class", "").startswith("Llama"):
+        kwargs = {k: config[k] for k in ("add_bos_token", "add_eos_token") if k in config}
+    auto = transformers.AutoTokenizer.from_pretrained(str(folder), **kwargs)
+    return auto(text).input_ids
+
+
+@pytest.mark.parametrize("cls,post", [("LlamaTokenizer", False), ("LlamaTokenizerFast", True),
+                                      ("PreTrainedTokenizerFast", True)])
+def test_encode_special_follows_the_folder_config(tmp_path, cls, post):
+    transformers = pytest.importorskip("transformers", reason="transformers' AutoTokenizer is the reference")
+    from tokenizers import Tokenizer
+
+    from .conftest import corpus_file
+
+    obj = json.loads(corpus_file("llama2/tokenizer.json").read_text(encoding="utf-8"))
+    if not post:
+        obj["post_processor"] = None  # the file adds nothing: only the config says BOS/EOS
+    folder = tmp_path / cls
+    folder.mkdir()
+    (folder / "tokenizer.json").write_text(json.dumps(obj), encoding="utf-8")
+    config = {"tokenizer_class": cls, "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>",
+              "add_bos_token": True, "add_eos_token": cls != "LlamaTokenizerFast"}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    text = "Hello world"
+    want = _auto_ids(transformers, folder, config, text)
+    code, out, _ = run_cli("encode", "--special", "--format", "json", str(folder / "tokenizer.json"), text)
+    got = json.loads(out)
+    assert code == 0 and got["ids"] == want
+    rebuilt = cls.startswith("Llama")
+    # the output names the rule it followed
+    assert any(("tokenizer_config.json: add_bos_token true" in n) == rebuilt for n in got["notes"])
+    if not rebuilt:  # the file's own post-processor, as tokenizers applies it
+        assert want == Tokenizer.from_file(str(folder / "tokenizer.json")).encode(text).ids

@@ -40,7 +40,7 @@ def run(args) -> int:
     except LoadError as e:
         _err(str(e))
         return 2
-    result = encode(loaded, text, args.special)
+    result = encode(loaded, text, args.special, args.path)
     if args.format == "json":
         try:
             out = orjson.dumps(result) + b"\n"
