@@ -295,3 +295,35 @@ def test_encode_special_follows_the_folder_config(tmp_path, cls, post):
     assert any(("tokenizer_config.json: add_bos_token true" in n) == rebuilt for n in got["notes"])
     if not rebuilt:  # the file's own post-processor, as tokenizers applies it
         assert want == Tokenizer.from_file(str(folder / "tokenizer.json")).encode(text).ids
+
+
+# ---- positions after a lone surrogate ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("enc", ["utf-16", "utf-32", "utf-8"])
+def test_positions_after_a_lone_surrogate_are_the_clients(enc):
+    """An editor's text may hold a lone surrogate; the server keeps it as 3 surrogatepass
+    bytes. Every character boundary maps to the column the client counts (from the str
+    itself), and an offset inside a character to that character's start."""
+    from tokenizer_lsp.core.text.lines import LineIndex
+
+    text = "\ud800Ġ t\nxé\ud800y😀\udfff z\n\ud800"
+    data = text.encode("utf-8", "surrogatepass")
+    lines = LineIndex(data)
+
+    def units(s: str) -> int:
+        if enc == "utf-8":
+            return len(s.encode("utf-8", "surrogatepass"))
+        return len(s) if enc == "utf-32" else len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+    offsets, want = [], []
+    for i in range(len(text) + 1):
+        line = text.count("\n", 0, i)
+        start = text.rfind("\n", 0, i) + 1
+        offsets.append(len(text[:i].encode("utf-8", "surrogatepass")))
+        want.append((line, units(text[start:i])))
+    assert [lines.position(o, enc) for o in offsets] == want
+    assert lines.positions(offsets, enc) == want
+    assert [lines.offset(l, c, enc) for l, c in want] == offsets
+    # one byte into the first lone surrogate: its start, also counted on from there
+    assert lines.positions([1, offsets[3]], enc) == [(0, 0), want[3]]

@@ -116,8 +116,14 @@ class MergesDocument(LineDocument):
                                "tokenizers refuses to load one with an empty line"))
         for line, at in self.bad_utf8.items():
             s = self.starts[line]
-            out.append(Finding("merge-malformed", s + at, s + at + 1,
-                               f"byte {self.lines[line][at]:02X} is not valid UTF-8: a merges file is UTF-8 "
+            raw = self.lines[line]
+            what = f"byte {raw[at]:02X}"
+            n = 1
+            if raw[at] == 0xED and len(raw) >= at + 3 and 0xA0 <= raw[at + 1] <= 0xBF and 0x80 <= raw[at + 2] <= 0xBF:
+                # a lone surrogate (an editor's text may hold one): its 3 bytes, one character
+                n, what = 3, f"the lone surrogate U+{ord(raw[at : at + 3].decode('utf-8', 'surrogatepass')):04X}"
+            out.append(Finding("merge-malformed", s + at, s + at + n,
+                               f"{what} is not valid UTF-8: a merges file is UTF-8 "
                                "text (tokenizers refuses to load it); this merge is not checked"))
         for p in pending:
             line = self.merge_lines[p.ref.key]
