@@ -47,8 +47,8 @@ async def _paired_merge_lines(ls, uri: str, snap, piece) -> str:
     other = await paired(ls, snap, doc.path if doc is not None else None)
     if other is None or other[1].index.vocab is None:
         return ""
-    lines = merge_lines(other[1].index, piece)
-    return "\n".join(lines) if lines else ""
+    lines = merge_lines(other[1].index, piece)  # its first line is blank: the paragraph's break
+    return "\n" + "\n".join(lines) if lines else ""
 
 
 def config_hover(item, tokenizer) -> str:
