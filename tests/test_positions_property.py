@@ -196,6 +196,25 @@ def merges_txt() -> str:
     return "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in _MERGES)
 
 
+def merges_txt_headerless() -> str:
+    """A merges file without its `#version` line (tokenizers reads every line as a merge)."""
+    return "".join(f"{a} {b}\n" for a, b in _MERGES)
+
+
+def tiktoken_text() -> str:
+    """A .tiktoken text with what tiktoken's loader and LSP split differently or not at all:
+    a lone surrogate (the client's text may hold one; the server encodes it as 3 bytes), a
+    form feed and a vertical tab (whitespace to bytes.split(), no line break for
+    bytes.splitlines() nor LSP), U+2028 and U+0085 (line breaks to str.splitlines(), not to
+    tiktoken's bytes.splitlines() nor to LSP), an astral character, and a bad line."""
+    import base64
+
+    rows = [f"{base64.b64encode(t.encode('utf-8')).decode()} {i}" for i, t in enumerate(_TOKENS[:6])]
+    rows += ["IQ==\x0c6", "Ig==\x0b7", "Iw== 8\u2028", "JA==\u0085 9", "\ud800JQ== 10", "Jg== \U0001F600 11",
+             "Jw== 12 \ud800", "not base64 at all \u2028 x"]
+    return "\n".join(rows) + "\n"
+
+
 def _example(rel: str) -> str | None:
     path = EXAMPLES / rel
     if path.is_file() and path.stat().st_size <= 20_000:
@@ -221,6 +240,12 @@ def start_docs() -> list[StartDoc]:
         StartDoc("vocab.json, indented, raw UTF-8", "vocab.json", "json", vocab_json(False),
                  (("merges.txt", merges_txt()),)),
         StartDoc("merges.txt", "merges.txt", "bpe-merges", merges_txt(), (("vocab.json", vocab_json(False)),)),
+        StartDoc("merges.txt without #version", "merges.txt", "bpe-merges", merges_txt_headerless(),
+                 (("vocab.json", vocab_json(False)),)),
+        StartDoc("merges.txt alone", "merges.txt", "bpe-merges", merges_txt()),
+        StartDoc("vocab.json beside a merges.txt without #version", "vocab.json", "json", vocab_json(False),
+                 (("merges.txt", merges_txt_headerless()),)),
+        StartDoc("ranks.tiktoken: surrogates, form feed, U+2028", "ranks.tiktoken", "tiktoken", tiktoken_text()),
     ]
     ex_tok = _example("tokenizer.json")
     if ex_tok is not None:
@@ -346,9 +371,11 @@ utf32_pull = _session_fixture("utf-32", pull=True)
 
 # pieces of inserted text; the first ones are what shrinking goes to
 PIECES = ["a", "\n", "\r\n", "\r", "Ġ", "😀", "\u2028", '"', ",", " ", "é", "âĪ", "{", "}", "[", "]", ":",
-          "0", "\\", "\\u0120", '"x": 1,']
+          "0", "\\", "\\u0120", '"x": 1,',
+          # a lone surrogate, a form feed, NEL and a vertical tab: line breaks to some readers only
+          "\ud800", "\x0c", "\x85", "\x0b", "IQ== 5"]
 # pieces that keep a JSON string literal a string literal (the typing fast path takes those)
-SAFE_PIECES = ["a", "Ġ", "😀", "\u2028", "é", "âĪ", "x", " "]
+SAFE_PIECES = ["a", "Ġ", "😀", "\u2028", "é", "âĪ", "x", " ", "\ud800"]
 _LITERAL = re.compile(r'"(?:[^"\\\r\n]|\\.)*"')  # a JSON string literal on one line
 _FIELD = re.compile(r"[^ \r\n]+")  # a merges part, a tiktoken field
 
@@ -756,6 +783,10 @@ REPRODUCTIONS = [
     ("summary-on-empty-first-line", "utf16_push", "ranks.tiktoken", tiktoken_fragments("\n"), [], []),
     ("summary-inside-surrogate-pair", "utf16_pull", "ranks.tiktoken", tiktoken_fragments("😀"), [], []),
     ("summary-inside-utf8-sequence", "utf8_push", "ranks.tiktoken", tiktoken_fragments("é"), [], []),
+    # a lone surrogate (one UTF-16 unit to the client, 3 bytes to the server) made every
+    # column after it on its line 2 units too far: merges-header [0, 0]-[0, 6] on a line of 4
+    ("lone-surrogate/merges-header", "utf16_push", "merges.txt", merges_txt_headerless(),
+     [[((0, 0), (0, 0), "\ud800")]], []),
 ]
 
 
@@ -763,7 +794,7 @@ REPRODUCTIONS = [
 def test_reproduction(request, case):
     name, fixture, file_name, text, versions, queries = case
     sess: Session = request.getfixturevalue(fixture)
-    language = "json" if file_name.endswith(".json") else "tiktoken"
+    language = "json" if file_name.endswith(".json") else "bpe-merges" if "merges" in file_name else "tiktoken"
     ex = Example(sess, None, StartDoc(name, file_name, language, text), "\n")
 
     async def run():

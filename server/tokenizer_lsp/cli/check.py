@@ -9,6 +9,7 @@ from ..core.behaviour.reachability_findings import (
     with_unreachable,
 )
 from ..core.files import load_vocab_file
+from ..core.formats.merges_doc import NO_VOCABULARY
 from ..core.model import DEFAULT_SEVERITY, SEVERITIES
 from ..core.model_folder.folder import config_files_checked, tokenizer_paths
 from . import tables
@@ -65,6 +66,8 @@ def run(args) -> int:
             if idx is None or idx is tables.FAILED:
                 failed += 1
                 continue
+            if getattr(getattr(idx, "doc", None), "without_vocabulary", False):  # nothing to say it by a finding
+                _err(f"{path}: note: {NO_VOCABULARY}")
             if overrides.get("unreachable-token") != "off":  # loads the engine: only when wanted
                 idx.findings = with_unreachable(idx.findings, file_unreachable_findings(idx, path))
             # the model folder's config files beside it, each under its own path

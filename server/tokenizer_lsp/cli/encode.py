@@ -49,7 +49,7 @@ def run(args) -> int:
     except LoadError as e:
         _err(str(e))
         return load_failure_status(path)  # 1 for a broken tokenizer file, as `check` gives
-    result = encode(loaded, text, args.special)
+    result = encode(loaded, text, args.special, path)
     if args.format == "json":
         try:
             out = orjson.dumps(result) + b"\n"

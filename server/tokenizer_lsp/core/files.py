@@ -60,8 +60,11 @@ def decoded_rows(idx: DocumentIndex) -> Iterator[dict]:
             yield _row(rank, merge, d)
         return
     scheme, special, prefix, suffix = v.scheme, v.special, v.subword_prefix, v.word_suffix
+    # a .tiktoken key is the canonical base64 of the bytes; the row shows the field as stored
+    stored = idx.doc.stored_fields() if idx.format == "tiktoken" else {}
     for token, tid in entries(v.tokens):  # a served index's compact vocab: no lookup per key
-        yield _row(tid, token, decode_token(token, scheme, token in special, prefix, suffix))
+        d = decode_token(token, scheme, token in special, prefix, suffix)
+        yield _row(tid, stored.get(token, token), d)
     for token, tid in v.added.items():
         if token not in v.tokens:
             yield _row(tid, token, v.decode(token, in_vocab=False))

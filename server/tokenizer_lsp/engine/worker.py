@@ -61,7 +61,8 @@ class Worker:
         if op == "encode":
             from ..core.behaviour.encode import encode
 
-            return {"result": encode(loaded, request["text"], bool(request.get("special")))}
+            return {"result": encode(loaded, request["text"], bool(request.get("special")),
+                                     request.get("tokenizer_path"))}
         from ..core.behaviour.reachability import unreachable_tokens
 
         started = time.perf_counter()

@@ -60,7 +60,7 @@ class EngineClient:
         split regex of a .tiktoken file that is no known encoding); LoadError when the file
         cannot be loaded, EngineError when the worker fails."""
         return await self._call("encode", key, data, path, companion, ENCODE_TIMEOUT_S, companion_path,
-                                pattern=pattern, text=text, special=special)
+                                pattern=pattern, text=text, special=special, tokenizer_path=path)
 
     async def unreachable(self, key, data: bytes | list, path: str | None, companion: bytes | None,
                           companion_path: str | None = None) -> list:

@@ -25,19 +25,33 @@ from .loaded import LoadedTokenizer, TokenDecoding
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def encode(loaded: LoadedTokenizer, text: str, special: bool = False) -> dict:
-    """{"ids": [...], "tokens": [{"id", "token", "bytes", "text", "start", "end"}]}: ids equal
-    to `Tokenizer.encode(text, add_special_tokens=special).ids`, or tiktoken's
-    `encode_ordinary(text)` (which has no special tokens to add)."""
+def encode(loaded: LoadedTokenizer, text: str, special: bool = False, path: str | None = None) -> dict:
+    """{"ids": [...], "tokens": [{"id", "token", "bytes", "text", "start", "end"}], "notes": [...]}:
+    ids equal to `Tokenizer.encode(text, add_special_tokens=special).ids`, or tiktoken's
+    `encode_ordinary(text)` (which has no special tokens to add). With `special` and a
+    tokenizer_config.json beside the tokenizer.json at `path`, what transformers'
+    AutoTokenizer adds (core/behaviour/special_rule.py). `notes` say what else shaped the
+    ids: the rule for the special tokens, the file's padding and truncation."""
     clean, back = encodable(text)
+    notes: list[str] = []
     if loaded.kind == "tiktoken":
         ids, rows = _tiktoken_rows(loaded, clean)
     else:
-        ids, rows = _tokenizers_rows(loaded, clean, special)
+        rule = None
+        if special and loaded.source == "tokenizer.json":
+            from .special_rule import special_rule
+
+            rule = special_rule(loaded.engine, path)
+        if rule is not None:
+            notes.append(rule.note)
+        ids, rows = _tokenizers_rows(loaded, clean, special, rule.post_processor if rule else None, notes)
     if back is not None:
         for row in rows:
             row["start"], row["end"] = back[row["start"]], back[row["end"]]
-    return {"ids": ids, "tokens": rows}
+    out = {"ids": ids, "tokens": rows}
+    if notes:
+        out["notes"] = notes
+    return out
 
 
 def encodable(text: str) -> tuple[str, list[int] | None]:
@@ -58,8 +72,40 @@ def encodable(text: str) -> tuple[str, list[int] | None]:
     return clean, back
 
 
-def _tokenizers_rows(loaded: LoadedTokenizer, text: str, special: bool) -> tuple[list[int], list[dict]]:
-    enc = loaded.engine.encode(text, add_special_tokens=special)
+def _encoding(engine, text: str, special: bool, post_processor):
+    """engine.encode, with another post-processor for this call when one is given (the
+    engine is the caller's: its own is put back)."""
+    if post_processor is None:
+        return engine.encode(text, add_special_tokens=special)
+    own = engine.post_processor
+    engine.post_processor = post_processor
+    try:
+        return engine.encode(text, add_special_tokens=special)
+    finally:
+        engine.post_processor = own
+
+
+def _shaping_notes(engine, enc) -> list[str]:
+    """The file's padding and truncation, applied as tokenizers applies them, said."""
+    notes = []
+    trunc = engine.truncation
+    if trunc and enc.overflowing:
+        notes.append(f"truncated to {trunc.get('max_length')} by tokenizer.json's truncation "
+                     f"({trunc.get('direction', 'right')} side cut: the rest of the text is not in these ids)")
+    pad = engine.padding
+    pads = list(enc.attention_mask).count(0) if pad else 0
+    if pads:
+        how = f"length {pad['length']}" if pad.get("length") else "to the longest of the batch"
+        notes.append(f"padded to {len(enc.ids)} by tokenizer.json's padding ({how}, {pads} × "
+                     f"{pad.get('pad_token')!s} on the {pad.get('direction', 'right')})")
+    return notes
+
+
+def _tokenizers_rows(loaded: LoadedTokenizer, text: str, special: bool, post_processor=None,
+                     notes: list[str] | None = None) -> tuple[list[int], list[dict]]:
+    enc = _encoding(loaded.engine, text, special, post_processor)
+    if notes is not None:
+        notes.extend(_shaping_notes(loaded.engine, enc))
     decoding = loaded.decoding
     if decoding is None:
         from .load import token_decoding
@@ -146,5 +192,6 @@ def render_text(result: dict, text: str) -> str:
                      f"{t['start']}-{t['end']}")
     n = len(result["ids"])
     lines.append(f"{n} token{'s' if n != 1 else ''} for {len(text)} character{'s' if len(text) != 1 else ''}")
+    lines.extend(result.get("notes", ()))
     return "\n".join(lines)
 

@@ -55,12 +55,14 @@ def _summary(idx, v) -> dict:
     outside = [(t, i) for t, i in v.added.items() if t not in tokens]
     ids = {i for _, i in pairs}
     ids.update(i for _, i in outside)
+    # a merges file read alone has no vocabulary: its size is unknown, not 0
+    alone = getattr(doc, "without_vocabulary", False)
     return {
         "format": idx.format,
         "model_type": None if idx.format == "tiktoken" else v.model_type,
         "byte_level_style": scheme.value,
-        "vocab_size": len(tokens),
-        "vocab_size_with_added": len(tokens) + len(outside),
+        "vocab_size": None if alone else len(tokens),
+        "vocab_size_with_added": None if alone else len(tokens) + len(outside),
         "merges": _merge_count(idx, v),
         "added_tokens": len(added_list) if added_list else len(v.added),
         "added_tokens_outside_vocab": len(outside),
@@ -115,7 +117,8 @@ def render(stats: dict, path: str | None = None) -> str:
     if stats.get("byte_level_style"):
         what.append(stats["byte_level_style"])
     rows.append(("format", ", ".join(what)))
-    size = n(stats["vocab_size"])
+    size = n(stats["vocab_size"]) if stats["vocab_size"] is not None else \
+        "none: no vocab.json or encoder.json beside this merges file"
     if stats["vocab_size_with_added"] != stats["vocab_size"]:
         size += f" ({n(stats['vocab_size_with_added'])} with added tokens)"
     rows.append(("vocab size", size))

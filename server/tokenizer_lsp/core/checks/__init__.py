@@ -277,8 +277,8 @@ def readings(v: Vocabulary, merge: str) -> list[tuple[str, str]]:
 
 
 def ambiguous_merge_findings(v: Vocabulary, rank: int, merge) -> list[PendingFinding]:
-    """merge-ambiguous: a string merge that splits into two vocabulary tokens at more than
-    one of its spaces. Only where a token may hold a raw space: in byte-level vocabularies a
+    """merge-ambiguous: a string merge with several spaces that splits into two vocabulary
+    tokens at one or more of them (its parts hold a space). Only where a token may hold a raw space: in byte-level vocabularies a
     space is `Ġ`. tokenizers refuses any string merge with more than one space ("Merges
     text file invalid"): only the pair form can say which reading is meant."""
     if v.merges_as_pairs or not isinstance(merge, str) or v.scheme in (Scheme.BYTE_LEVEL, Scheme.RAW_BYTES):
@@ -286,13 +286,16 @@ def ambiguous_merge_findings(v: Vocabulary, rank: int, merge) -> list[PendingFin
     if merge.count(" ") < 2:
         return []
     found = readings(v, merge)
-    if len(found) < 2:
-        return []
+    if not found:
+        return []  # no split into two vocabulary tokens: merge-malformed says it all
     shown = " or ".join(f"{_q(a)} + {_q(b)}" for a, b in found)
+    # one reading is still a part holding a space: the string form cannot say so, and
+    # tokenizers refuses the whole list; the pair form (the quick fix) can
+    what = f"reads {len(found)} ways: {shown}" if len(found) > 1 else \
+        f"has a part holding a space (it splits into vocabulary tokens only as {shown})"
     return [PendingFinding("merge-ambiguous", Ref("merge", rank),
-                           f"merge {rank} {_q(merge)} reads {len(found)} ways: {shown}; tokenizers refuses a "
-                           "string merge with more than one space (it does not pick one): write the merges "
-                           "as pairs")]
+                           f"merge {rank} {_q(merge)} {what}; tokenizers refuses a string merge with more "
+                           "than one space (it does not pick one): write the merges as pairs")]
 
 
 def added_findings(v: Vocabulary, added_list: list[dict]) -> list[PendingFinding]:

@@ -12,6 +12,9 @@ from .json_doc import TokenRef
 from .line_doc import LineDocument
 
 _BOM = b"\xef\xbb\xbf"
+# said by `check` (a note) and `stats` for a merges file read without its vocabulary
+NO_VOCABULARY = ("no vocabulary beside it (vocab.json or encoder.json): its merges were checked for their "
+                 "form only, not against a vocabulary (give one: `check VOCAB.json MERGES.txt`)")
 
 
 def merges_word_suffix(merges: list[str]) -> str:
@@ -80,6 +83,10 @@ class MergesDocument(LineDocument):
             word_suffix=(vocab.word_suffix if vocab and vocab.word_suffix else merges_word_suffix(merges)),
         )
 
+    @property
+    def without_vocabulary(self) -> bool:
+        return not self.external_vocab
+
     def findings(self) -> list[Finding]:
         out: list[Finding] = []
         first = self.lines[0] if self.lines else b""
@@ -109,8 +116,14 @@ class MergesDocument(LineDocument):
                                "tokenizers refuses to load one with an empty line"))
         for line, at in self.bad_utf8.items():
             s = self.starts[line]
-            out.append(Finding("merge-malformed", s + at, s + at + 1,
-                               f"byte {self.lines[line][at]:02X} is not valid UTF-8: a merges file is UTF-8 "
+            raw = self.lines[line]
+            what = f"byte {raw[at]:02X}"
+            n = 1
+            if raw[at] == 0xED and len(raw) >= at + 3 and 0xA0 <= raw[at + 1] <= 0xBF and 0x80 <= raw[at + 2] <= 0xBF:
+                # a lone surrogate (an editor's text may hold one): its 3 bytes, one character
+                n, what = 3, f"the lone surrogate U+{ord(raw[at : at + 3].decode('utf-8', 'surrogatepass')):04X}"
+            out.append(Finding("merge-malformed", s + at, s + at + n,
+                               f"{what} is not valid UTF-8: a merges file is UTF-8 "
                                "text (tokenizers refuses to load it); this merge is not checked"))
         for p in pending:
             line = self.merge_lines[p.ref.key]

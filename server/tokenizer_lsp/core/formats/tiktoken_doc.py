@@ -125,6 +125,16 @@ class TiktokenDocument(LineDocument):
         _, _, s, n = self.line_entry[line]
         return self.data[s : s + n]
 
+    def stored_fields(self) -> dict[str, str]:
+        """vocab key -> its base64 field as the file spells it (`=` for the empty token,
+        whose canonical key is ""): what `decode` shows as the stored token."""
+        out: dict[str, str] = {}
+        for line in self.entry_line:
+            key, _, s, n = self.line_entry[line]
+            # a field is bytes; anything outside ASCII was dropped by b64decode but is stored
+            out[key] = self.data[s : s + n].decode("utf-8", "replace")
+        return out
+
     def ranks(self) -> dict[bytes, int]:
         """bytes -> rank: what tiktoken's load_tiktoken_bpe returns for this file (when it
         does not raise: see the `tiktoken-malformed` findings)."""

@@ -32,8 +32,23 @@ def named_token(which: str, doc: ConfigDocument, folder: dict[str, ConfigDocumen
     return (token, doc.name) if token is not None else None
 
 
+def slow_folder_facts(doc: ConfigDocument, folder: dict[str, ConfigDocument], facts: TokenizerFacts) -> TokenizerFacts:
+    """Beside a vocab.json (a slow GPT-2 style folder, as whisper's), added_tokens.json
+    defines tokens: transformers adds each entry with its id (after the vocabulary), so its
+    entries and the config files naming them are held against the vocabulary plus those.
+    A tokenizer.json holds its own added tokens; there the file is only checked."""
+    if facts.name == "tokenizer.json":
+        return facts
+    added = doc if doc.name == "added_tokens.json" else folder.get("added_tokens.json")
+    if added is None:
+        return facts
+    return facts.with_added({i.token: i.tid for i in added.items
+                             if i.role == "added-json" and i.token is not None and i.tid is not None})
+
+
 def config_findings(doc: ConfigDocument, folder: dict[str, ConfigDocument], facts: TokenizerFacts) -> list[Finding]:
     out: list[Finding] = []
+    facts = slow_folder_facts(doc, folder, facts)
     ids: dict[str, list[ConfigItem]] = {}
     for item in doc.items:
         if item.role == "id":

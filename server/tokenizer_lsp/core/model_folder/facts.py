@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cached_property
 
 from ..decoding.display import visible_text
@@ -39,6 +40,18 @@ class TokenizerFacts:
         top = max(ids, default=None)
         added = max(self.vocab.added.values(), default=None)
         return max((i for i in (top, added) if i is not None), default=None)
+
+    def with_added(self, entries: dict[str, int]) -> TokenizerFacts:
+        """These facts with more added tokens (token -> id): those of an added_tokens.json
+        beside a vocab.json, which transformers adds when it reads that slow tokenizer
+        folder. A token already in the vocabulary keeps its vocab id, as there."""
+        new = {t: i for t, i in entries.items() if t not in self.vocab.tokens}
+        if not new:
+            return self
+        vocab = replace(self.vocab, added={**self.vocab.added, **new})
+        by_id = {i: t for t, i in new.items()}
+        own = self.token_of
+        return TokenizerFacts(vocab, self.name, lambda tid: own(tid) if tid not in by_id else by_id[tid])
 
     def in_vocab(self, token: str) -> bool:
         return token in self.vocab.tokens

@@ -6,10 +6,12 @@ costs one C-level pass; a lookup is a bisect plus a scan of at most one chunk.
 
 from __future__ import annotations
 
+import codecs
 import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable
+from functools import cached_property
 from itertools import pairwise
 from operator import methodcaller
 
@@ -81,6 +83,25 @@ class LineIndex:
             return self._starts[bisect_right(self._starts, offset) - 1]
         return self.data.rfind(b"\n", 0, offset) + 1
 
+    @cached_property
+    def _ascii(self) -> bool:
+        return self.data.isascii()  # one C pass over the text, once
+
+    def _on_boundary(self, offset: int) -> int:
+        """An offset inside a character (a finding on one byte of a 3-byte lone surrogate)
+        is that character's start: columns are counted from offset to offset, and a count
+        starting mid-character would take each of its remaining bytes for a character."""
+        data = self.data
+        if not 0 < offset < len(data) or data[offset] & 0xC0 != 0x80:
+            return offset
+        for back in (1, 2, 3):
+            lead = data[offset - back] if offset - back >= 0 else 0
+            if lead & 0xC0 != 0x80:
+                size = 2 if lead >= 0xC0 else 0
+                size = 4 if lead >= 0xF0 else 3 if lead >= 0xE0 else size
+                return offset - back if back < size else offset
+        return offset
+
     def _not_in_crlf(self, offset: int) -> int:
         """An offset between the CR and the LF of a line break is the line's end."""
         if self._has_cr and 0 < offset < len(self.data) and self.data[offset - 1 : offset + 1] == b"\r\n":
@@ -88,7 +109,7 @@ class LineIndex:
         return offset
 
     def position(self, offset: int, encoding: str = "utf-16") -> tuple[int, int]:
-        offset = self._not_in_crlf(min(max(offset, 0), len(self.data)))
+        offset = self._on_boundary(self._not_in_crlf(min(max(offset, 0), len(self.data))))
         line = self.line_of(offset)
         start = self.start_of_line_at(offset)
         if offset - start > _LONG and encoding != "utf-8":
@@ -122,6 +143,9 @@ class LineIndex:
         n = len(self.data)
         offsets = [self._not_in_crlf(min(max(o, 0), n)) for o in offsets] if self._has_cr else \
             [min(max(o, 0), n) for o in offsets]
+        if not self._ascii:
+            data = self.data
+            offsets = [self._on_boundary(o) if o < n and data[o] & 0xC0 == 0x80 else o for o in offsets]
         order = sorted(range(len(offsets)), key=offsets.__getitem__)
         out: list[tuple[int, int]] = [(0, 0)] * len(offsets)
         line = -1
@@ -170,6 +194,8 @@ class LineIndex:
         for s, e in spans:
             if not 0 <= s <= e <= n:
                 s, e = min(max(s, 0), n), min(max(e, s, 0), n)
+            if s < n and data[s] & 0xC0 == 0x80 or e < n and data[e] & 0xC0 == 0x80:
+                s, e = self._on_boundary(s), self._on_boundary(e)
             if s - prev > _JUMP:  # far apart (a vocab key, then merges): the line directly
                 line, col_at, col = self.line_of(s), self.start_of_line_at(s), 0
             else:
@@ -220,26 +246,42 @@ class LineIndex:
         return start + byte_length_of_columns(self.data[start:end], character, encoding)
 
 
+def _client_chars(err: UnicodeDecodeError):
+    """Decoding bytes back into the characters the client sent. A client's text may hold a
+    lone surrogate (JSON allows `\\ud800`): the server stores it as its 3 surrogatepass
+    bytes (ED A0..BF 80..BF), one character, one UTF-16 unit, to the client. Python's
+    "replace" would make it 3 characters, and every column after it on the line 2 too far
+    (ranges past the line's end). Other invalid bytes (a file read from disk) stay U+FFFD."""
+    data, at = err.object, err.start
+    if data[at] == 0xED and at + 2 < len(data) and 0xA0 <= data[at + 1] <= 0xBF and 0x80 <= data[at + 2] <= 0xBF:
+        return data[at : at + 3].decode("utf-8", "surrogatepass"), at + 3
+    return "\ufffd", at + 1
+
+
+codecs.register_error("tokenizer_lsp_client_chars", _client_chars)
+_CHARS = "tokenizer_lsp_client_chars"
+
+
 def column_of(segment: bytes, encoding: str) -> int:
     if encoding == "utf-8":
         return len(segment)
     if segment.isascii():
         return len(segment)
-    text = segment.decode("utf-8", "replace")
+    text = segment.decode("utf-8", _CHARS)
     if encoding == "utf-32" or not _has_astral(text):
         return len(text)
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def columns_of_many(segments: Iterable[bytes], encoding: str) -> list[int]:
     """column_of each segment, in C-level passes (no Python code per segment)."""
     if encoding == "utf-8":
         return list(map(len, segments))
-    texts = map(methodcaller("decode", "utf-8", "replace"), segments)
+    texts = map(methodcaller("decode", "utf-8", _CHARS), segments)
     if encoding == "utf-32":
         return list(map(len, texts))
-    # "replace" leaves no lone surrogate: every text encodes, astral characters as 2 units
-    return list(map((2).__rfloordiv__, map(len, map(methodcaller("encode", "utf-16-le"), texts))))
+    # astral characters as 2 units, a lone surrogate as 1
+    return list(map((2).__rfloordiv__, map(len, map(methodcaller("encode", "utf-16-le", "surrogatepass"), texts))))
 
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
@@ -257,12 +299,27 @@ def byte_length_of_columns(line: bytes, columns: int, encoding: str) -> int:
         return 0
     if encoding == "utf-8" or line.isascii():
         return min(columns, len(line))
-    text = line.decode("utf-8", "replace")
+    text = line.decode("utf-8", _CHARS)
     if encoding == "utf-32" or not _has_astral(text):
-        return len(text[:columns].encode("utf-8"))
+        return _byte_length(line, text, columns)
     units = 0
     for i, ch in enumerate(text):
         if units >= columns:
-            return len(text[:i].encode("utf-8"))
+            return _byte_length(line, text, i)
         units += 2 if ch > "\uffff" else 1
     return len(line)
+
+
+def _byte_length(line: bytes, text: str, chars: int) -> int:
+    """Bytes of `line` that its first `chars` characters (decoded by _client_chars) cover."""
+    head = text[:chars]
+    if "\ufffd" not in head:
+        return len(head.encode("utf-8", "surrogatepass"))
+    # a U+FFFD stood for one invalid byte, or was one in the text: decode again to count
+    n = 0
+    for ch in head:
+        if ch == "\ufffd" and line[n : n + 3] != b"\xef\xbf\xbd":
+            n += 1
+        else:
+            n += len(ch.encode("utf-8", "surrogatepass"))
+    return min(n, len(line))

@@ -9,8 +9,9 @@ from lsprotocol import types
 from ...core.model_folder.folder import facts_of_index
 from ...core.model_folder.navigate import describe, named_by, token_piece
 from ...core.pieces import piece_at
-from ..paired import config_context
+from ..paired import config_context, paired
 from ..render.hover import hover_markdown
+from ..render.merge_tree import merge_lines
 from .lsp_types import lsp_range
 
 
@@ -33,7 +34,21 @@ async def handle(ls, params: types.HoverParams) -> types.Hover | None:
     rng = snap.range_of(piece.start, piece.end) if piece is not None else None
     if rng is None:
         return None
-    return _hover(ls, hover_markdown(snap.index, piece), rng)
+    text = hover_markdown(snap.index, piece)
+    if piece.role == "vocab" and snap.index.format == "vocab.json":
+        text += await _paired_merge_lines(ls, params.text_document.uri, snap, piece)
+    return _hover(ls, text, rng)
+
+
+async def _paired_merge_lines(ls, uri: str, snap, piece) -> str:
+    """A vocab.json holds no merges: the producing merge, the uses and the merge tree come
+    from the merges file beside it (with or without its `#version` line), as definition's."""
+    doc = ls.session.documents.get(uri)
+    other = await paired(ls, snap, doc.path if doc is not None else None)
+    if other is None or other[1].index.vocab is None:
+        return ""
+    lines = merge_lines(other[1].index, piece)  # its first line is blank: the paragraph's break
+    return "\n" + "\n".join(lines) if lines else ""
 
 
 def config_hover(item, tokenizer) -> str:
