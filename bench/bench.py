@@ -12,7 +12,7 @@ hover p50/p99 over random token positions; inlay hints for 100-line ranges (and 
 ranges of one-line files); a one-character edit inside a token to refreshed diagnostics, with
 hover latency during that re-index, then a line break outside any token (a full re-parse);
 peak RSS of the server / file size (before and after that re-parse); and 2x/4x files built
-from real ones. Prints a table and writes JSON (bench/results/latest.json).
+from real ones. Prints a table and writes JSON (bench/results/latest.json; --quick: quick.json, never committed).
 
 Navigation (--nav-files, qwen3 and gemma3; --quick: the example file), a fresh server per
 file: open to navigation ready (a definition polled until it answers); definition p50/p99
@@ -951,7 +951,7 @@ async def main_async(args) -> int:
         print(navigation_report(nav))
     print()
     print(soak_report(soak))
-    out = Path(args.out or ROOT / "bench" / "results" / ("soak.json" if args.soak_only else "latest.json"))
+    out = Path(args.out or ROOT / "bench" / "results" / ("soak.json" if args.soak_only else "quick.json" if args.quick else "latest.json"))
     out.parent.mkdir(parents=True, exist_ok=True)
     results = {"machine_cores": os.cpu_count(), "rows": rows, "typing_soak": soak}
     if nav:
