@@ -1,0 +1,68 @@
+"""The GGUF plug-in (INTERFACE Part 3): the tokenizer inside a llama.cpp model file.
+
+Only the metadata is read (reader.py: a memory map walked up to the end of the key/value
+section, every count checked against the file size), so a multi-GB model opens like a
+small vocabulary. Rows: rows.py; encode: engine.py (llama.cpp's tokenization rebuilt with
+HF `tokenizers`); checks: core/checks/gguf_checks.py (alone) and gguf_source.py (against
+the HF folder it was converted from).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..table import TokenTable
+from .reader import MAGIC, read_file_metadata, read_metadata
+from .rows import SPM_STYLE, build_table
+
+
+class GGUFPlugin:
+    name = "gguf"
+    label = "GGUF"
+    binary = True
+    checks = "gguf_checks"  # core/checks/gguf_checks.py
+
+    @property
+    def style(self):  # per table in truth; stats asks the plug-in: the common case
+        return None
+
+    def named(self, name: str) -> bool:
+        return name.lower().endswith(".gguf")
+
+    def sniff(self, head: bytes, path: str | None) -> bool:
+        return head[:4] == MAGIC
+
+    def read(self, path: str) -> TokenTable:
+        table = build_table(*read_file_metadata(path))
+        return _with_path(table, path)
+
+    def read_bytes(self, data: bytes, path: str | None = None) -> TokenTable:
+        return _with_path(build_table(*read_metadata(bytes(data))), path)
+
+    def row_kind(self, table: TokenTable, row) -> str:
+        if row.type == "BYTE":
+            return "byte-fallback"
+        if row.type in ("CONTROL", "USER_DEFINED"):
+            return "special" if row.type == "CONTROL" else "literal"
+        return "byte-level" if table.meta.get("model_type") == "gpt2" else "literal"
+
+    def encode(self, table: TokenTable, text: str, special: bool, folder: str | None) -> list[int]:
+        from .engine import encode
+
+        return encode(table, text, special)
+
+    def diff_flags(self, table: TokenTable) -> dict:
+        m = table.meta
+        unk = m.get("unknown_token_id")
+        unk_tok = table.rows[unk].token if isinstance(unk, int) and 0 <= unk < len(table.rows) else None
+        return {"unk_token": unk_tok, "byte_fallback": m.get("model_type") in SPM_STYLE}
+
+
+def _with_path(table: TokenTable, path: str | None) -> TokenTable:
+    # the checks against an HF folder look beside the file
+    meta = dict(table.meta)
+    meta["source_path"] = os.path.abspath(path) if path else None
+    return TokenTable(table.format, table.rows, meta, read_findings=table.read_findings)
+
+
+PLUGIN = GGUFPlugin()
