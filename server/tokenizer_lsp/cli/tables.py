@@ -148,7 +148,21 @@ class TableIndex:
                 self.lines = LineIndex(f.read())
 
 
-def check_index(path: str, overrides: dict):
+def source_pairs(paths: list[str]) -> tuple[list[str], dict[str, str]]:
+    """`check model.gguf HF_DIR`: a folder right after a file whose plug-in compares with a
+    source folder is that file's source, not a folder to check. (paths left, {file: folder})"""
+    out, sources = [], {}
+    for p in paths:
+        if out and os.path.isdir(p) and out[-1] not in sources:
+            plugin = claim(out[-1])
+            if plugin is not None and getattr(plugin, "compares_with_source", False):
+                sources[out[-1]] = p
+                continue
+        out.append(p)
+    return out, sources
+
+
+def check_index(path: str, overrides: dict, source: str | None = None):
     """A TableIndex of a file a plug-in claims (unreachable tokens unless turned off),
     FAILED after saying why, or None: not a plug-in's file."""
     got = read(path)
@@ -157,7 +171,7 @@ def check_index(path: str, overrides: dict):
     plugin, table = got
     from ..core.checks.tables import in_order, table_findings, table_unreachable
 
-    found = table_findings(table, plugin)
+    found = table_findings(table, plugin, source)
     if overrides.get("unreachable-token") != "off":
         try:
             found = in_order(found + table_unreachable(table, plugin))

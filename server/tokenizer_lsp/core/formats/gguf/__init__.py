@@ -21,6 +21,7 @@ class GGUFPlugin:
     label = "GGUF"
     binary = True
     checks = "gguf_checks"  # core/checks/gguf_checks.py
+    compares_with_source = True  # `check model.gguf HF_DIR` (cli/tables.source_pairs)
 
     @property
     def style(self):  # per table in truth; stats asks the plug-in: the common case
