@@ -34,7 +34,7 @@ def source_findings(table: TokenTable, folder: str | None = None) -> list[TableF
     """The comparison with the HF folder `folder`, else the folder the GGUF is in when it
     holds a tokenizer.json; [] when there is none."""
     if folder is None:
-        path = table.meta.get("source_path")
+        path = table.meta.get("_source_path")
         if not path:
             return []
         folder = os.path.dirname(path)
@@ -64,7 +64,7 @@ def special_ids(table: TokenTable) -> list[TableFinding]:
 
 
 def merge_names(table: TokenTable) -> list[TableFinding]:
-    merges = table.meta.get("merge_list")
+    merges = table.meta.get("_merges")
     if not merges:
         return []
     vocab = {r.token for r in table.rows}

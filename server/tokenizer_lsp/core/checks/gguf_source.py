@@ -139,7 +139,7 @@ def token_text(table: TokenTable, tj: dict, hf: dict[int, tuple[str, bool]]) -> 
 
 def merges(table: TokenTable, tj: dict) -> list[TableFinding]:
     hf = tj["model"].get("merges")
-    ours = table.meta.get("merge_list")
+    ours = table.meta.get("_merges")
     if not isinstance(hf, list) or tj["model"].get("type") != "BPE":
         return []
     if not ours:

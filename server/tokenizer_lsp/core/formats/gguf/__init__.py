@@ -52,17 +52,52 @@ class GGUFPlugin:
 
         return encode(table, text, special)
 
+    def diff_side(self, table: TokenTable, path: str):
+        """The table as diff compares it with a tokenizer.json (cli/tables.table_side, then
+        what the converter changed put back): the vocabulary in HF's spelling (WordPiece `##`),
+        byte-level scheme for gpt2, the merges, HF's model type; for gpt2, CONTROL and
+        USER_DEFINED tokens are HF added tokens outside the model's vocabulary (Llama 3, Qwen)."""
+        from dataclasses import replace
+
+        from ....cli.tables import table_side
+        from ...decoding.tokens import Scheme
+
+        side = table_side(self, table, path)
+        model = table.meta.get("model_type")
+        vocab = side.vocab
+        merges = table.meta.get("_merges")
+        if model == "gpt2":
+            vocab = {r.token: r.id for r in table.rows if r.type not in ("CONTROL", "USER_DEFINED")}
+            side = replace(side, scheme=Scheme.BYTE_LEVEL)
+        elif model == "bert":
+            vocab = {}
+            for r in table.rows:
+                t = r.token
+                hf = t[1:] if t.startswith("\u2581") else t if r.type != "NORMAL" or t[:1] == "[" else "##" + t
+                vocab.setdefault(hf, r.id)
+            side = replace(side, subword_prefix="##", token_bytes=None, scheme=Scheme.WORDPIECE)
+        elif model in ("llama", "gemma4"):
+            side = replace(side, scheme=Scheme.SENTENCEPIECE)
+        kind = {"gpt2": "BPE", "llama": "BPE", "gemma4": "BPE", "bert": "WordPiece", "t5": "Unigram"}.get(model, model)
+        return replace(side, vocab=vocab, model_type=kind, merges=list(merges) if merges else side.merges)
+
     def diff_flags(self, table: TokenTable) -> dict:
         m = table.meta
         unk = m.get("unknown_token_id")
         unk_tok = table.rows[unk].token if isinstance(unk, int) and 0 <= unk < len(table.rows) else None
-        return {"unk_token": unk_tok, "byte_fallback": m.get("model_type") in SPM_STYLE}
+        flags = {"unk_token": unk_tok, "byte_fallback": m.get("model_type") in SPM_STYLE}
+        if m.get("model_type") == "gpt2":
+            from .engine import pre_info
+
+            info = pre_info(table)
+            flags["ignore_merges"] = bool(info and info[1])
+        return flags
 
 
 def _with_path(table: TokenTable, path: str | None) -> TokenTable:
     # the checks against an HF folder look beside the file
     meta = dict(table.meta)
-    meta["source_path"] = os.path.abspath(path) if path else None
+    meta["_source_path"] = os.path.abspath(path) if path else None
     return TokenTable(table.format, table.rows, meta, read_findings=table.read_findings)
 
 

@@ -102,7 +102,7 @@ def _vocab(table: TokenTable) -> dict[str, int]:
 def _bpe(table: TokenTable, model: str):
     from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
-    merges = table.meta.get("merge_list") or ()
+    merges = table.meta.get("_merges") or ()
     pairs = []
     for m in merges:
         at = m.find(" ", 1)  # llama.cpp splits at the first space after the first character

@@ -78,9 +78,9 @@ def build_table(version: int, n_tensors: int, meta: dict) -> TokenTable:
         if v is not None:
             info[f"{name}_token_id"] = v
     # kept for encode and the checks (stats shows scalars only)
-    info["merge_list"] = tuple(merges) if isinstance(merges, list) else None
-    info["keys"] = tuple(sorted(meta))
-    info["chat_templates"] = {k: v for k, v in meta.items() if k.startswith("tokenizer.chat_template")}
+    info["_merges"] = tuple(merges) if isinstance(merges, list) else None
+    info["_keys"] = tuple(sorted(meta))
+    info["_chat_templates"] = {k: v for k, v in meta.items() if k.startswith("tokenizer.chat_template")}
     return TokenTable("gguf", tuple(rows), info, read_findings=tuple(findings))
 
 
