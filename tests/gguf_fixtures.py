@@ -96,6 +96,10 @@ def write_gguf(path: Path, conv: dict, tensor_bytes: int = 0) -> Path:
     return path
 
 
+BUG_NAMES = ("pre-missing", "start-of-turn-normal", "eos-end-of-text", "added-token-lost", "template-changed",
+             "token-text-changed")
+
+
 def bugs(conv: dict) -> dict[str, tuple[str, dict]]:
     """Each conversion bug of issue 27: name -> (the code it must give, the converted data)."""
     ids = {t: i for i, t in enumerate(conv["tokens"])}
