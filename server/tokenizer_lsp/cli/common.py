@@ -22,7 +22,10 @@ def tokenizer_index(path: str, vocab=None):
     if not idx.is_tokenizer:
         from ..core.formats.registry import formats_read
 
-        err(f"{path}: {idx.not_tokenizer_reason}; tokenizer-lsp reads {formats_read()}")
+        reason = idx.not_tokenizer_reason
+        if "JSON" in reason and not path.lower().endswith(".json"):  # `[section]` text is not "invalid JSON"
+            reason = "not a tokenizer file"
+        err(f"{path}: {reason}; tokenizer-lsp reads {formats_read()}")
         return None
     return idx
 

@@ -36,8 +36,9 @@ def run(args) -> int:
             status = 2
             continue
         if idx.vocab is None:  # a model folder's config file
-            _err(f"{path}: not a tokenizer file ({idx.format}): stats summarises tokenizer.json, vocab.json, "
-                 "merges and .tiktoken files")
+            from ..core.formats.registry import formats_read
+
+            _err(f"{path}: not a tokenizer file ({idx.format}): stats summarises {formats_read()}")
             status = 2
             continue
         unreachable = None if args.no_unreachable else _unreachable(path)

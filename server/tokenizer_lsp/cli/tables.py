@@ -174,7 +174,7 @@ def check_index(path: str, overrides: dict, source: str | None = None):
     found = table_findings(table, plugin, source)
     if overrides.get("unreachable-token") != "off":
         try:
-            found = in_order(found + table_unreachable(table, plugin))
+            found = in_order(found + (table_unreachable(table, plugin) or []))
         except FormatError as e:
             err(f"{path}: unreachable tokens not checked: {e}")
     return TableIndex(path, plugin, table, found)
@@ -233,7 +233,8 @@ def stats_of(path: str, unreachable: bool):
     count = None
     if unreachable:
         try:
-            count = len(table_unreachable(table, plugin)) if getattr(plugin, "checks", None) else None
+            found = table_unreachable(table, plugin)
+            count = None if found is None else len(found)
         except FormatError as e:
             err(f"{path}: unreachable tokens not counted: {e}")
     return summary(plugin, table, table_findings(table, plugin), count)
@@ -282,11 +283,13 @@ def render_stats(s: dict, path: str) -> str:
     extra = []
     if s.get("piece_types"):
         extra.append("  piece types: " + ", ".join(f"{t} {n:,}" for t, n in s["piece_types"].items()))
-    shown = {k: v for k, v in (s.get("meta") or {}).items() if k not in ("model_type", "pieces", "lines")}
+    shown = {k: v for k, v in (s.get("meta") or {}).items()
+             if k not in ("model_type", "pieces", "lines", "has_trainer_spec") and v is not None}
     if shown:
         extra.append("  settings: " + ", ".join(f"{k}={_short(v)}" for k, v in shown.items()))
-    head, _, rest = text.partition("\n")
-    return "\n".join([head, *extra, rest]) if extra else text
+    lines = text.split("\n")
+    at = next((k for k, line in enumerate(lines) if line.startswith("  token length")), len(lines))
+    return "\n".join(lines[:at] + extra + lines[at:])
 
 
 def _short(v) -> str:
@@ -378,7 +381,7 @@ def diff_side(path: str):
 
 def table_side(plugin, table: TokenTable, path: str):
     """A table as diff compares it: pieces by their stored form (a later duplicate loses),
-    scores where the format has them, special and user-defined pieces as the added tokens
+    scores where the format has them (compared when the other file has scores too), special and user-defined pieces as the added tokens
     a converter to tokenizer.json makes of them (CONTROL and UNKNOWN special; USER_DEFINED
     not), each token's bytes for comparing with a file that spells tokens another way."""
     from ..core.behaviour.diff_sides import Side
@@ -398,8 +401,9 @@ def table_side(plugin, table: TokenTable, path: str):
     style = getattr(plugin, "style", None)
     scheme = Scheme(style) if style in {s.value for s in Scheme} else Scheme.LITERAL
     prefix = str(table.meta.get("continuing_subword_prefix") or "")
+    types = {r.token: r.type for r in table.rows if r.type is not None} or None
     return Side(path, plugin.name, scheme, model_type, vocab, None, added, None, flags, prefix, "",
-                scores if model_type == "Unigram" else None, token_bytes=data)
+                scores, token_bytes=data, types=types)  # SentencePiece BPE ranks merges by score too
 
 
 def encode_with(path: str, text: str):

@@ -49,9 +49,19 @@ def _compare(old: Side, new: Side) -> dict:
         "added_tokens": _added(old, new),
         "notes": _notes(old, new),
     }
+    if old.types is not None and new.types is not None:  # both formats store piece types
+        out["types"] = _types(old, new)
     out["counts"] = counts(out)
     out["same"] = not any(out["counts"].values())
     return out
+
+
+def _types(old: Side, new: Side) -> list[dict]:
+    """Tokens both files hold whose piece type differs (NORMAL -> CONTROL...), by new id."""
+    changed = [(t, a, new.types[t]) for t, a in old.types.items() if t in new.types and new.types[t] != a]
+    changed.sort(key=lambda x: _id_order(new.vocab.get(x[0]) if new.vocab else 0))
+    return [{"token": t, "text": new.text_of(t), "id": new.vocab.get(t) if new.vocab else None,
+             "old_type": a, "new_type": b} for t, a, b in changed]
 
 
 def counts(d: dict) -> dict:
@@ -66,6 +76,8 @@ def counts(d: dict) -> dict:
         "added_tokens_added": len(a["added"]), "added_tokens_removed": len(a["removed"]),
         "added_tokens_changed": len(a["changed"]),
     }
+    if "types" in d:
+        c["types_changed"] = len(d["types"])
     if d.get("text") is not None:
         c["text_encodings"] = 0 if d["text"]["old_ids"] == d["text"]["new_ids"] else 1
     return c

@@ -58,6 +58,10 @@ def render(d: dict, limit: int = LIMIT) -> str:
         _list(out, a["removed"], limit, lambda e: f"  - {_quoted(e['content'])}  id {_value(e['id'])}{_special(e)}")
         _list(out, a["changed"], limit, lambda e: f"  ~ {_quoted(e['content'])}  " + ", ".join(
             f"{k} {_value(f['old'])} → {_value(f['new'])}" for k, f in e["fields"].items()))
+    if d.get("types"):
+        out.append("")
+        out.append(f"piece types: {len(d['types'])} changed")
+        _list(out, d["types"], limit, lambda e: f"  ~ {_token(e)}  id {_value(e['id'])}  {e['old_type']} → {e['new_type']}")
     t = d.get("text")
     if t is not None:
         out.append("")
@@ -88,8 +92,9 @@ def _summary(d: dict) -> str:
                         ("vocab", ("vocab_added", "vocab_removed", "vocab_renumbered")),
                         ("vocab scores", ("vocab_rescored",)),
                         ("merges", ("merges_added", "merges_removed", "merges_reranked")),
-                        ("added tokens", ("added_tokens_added", "added_tokens_removed", "added_tokens_changed"))):
-        values = [c[k] for k in keys]
+                        ("added tokens", ("added_tokens_added", "added_tokens_removed", "added_tokens_changed")),
+                        ("piece types", ("types_changed",))):
+        values = [c.get(k, 0) for k in keys]
         if not any(values):
             continue
         if len(values) == 1:

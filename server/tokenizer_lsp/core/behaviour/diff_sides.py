@@ -49,6 +49,8 @@ class Side:
     scores: dict | None = None  # Unigram: piece -> score (it decides the segmentation)
     # what each token stands for, when the format says it (a plug-in's table: cli/tables.py)
     token_bytes: dict[str, bytes] | None = None
+    # piece types (NORMAL, CONTROL, BYTE...) where the format stores them (.model, GGUF)
+    types: dict[str, str] | None = None
 
     def text_of(self, token: str) -> str:
         return visible_text(self.bytes_of(token))
@@ -86,6 +88,10 @@ def _read_side(data: bytes, path: str | None, companion: bytes | None) -> Side:
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError as e:
+        if detect.name_kind(path) != "json":  # text that merely starts with `[`
+            from ..formats.registry import formats_read
+
+            raise DiffError(f"{name}: not a tokenizer file (it reads {formats_read()})") from None
         raise DiffError(f"{name}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}") from None
     if detect.is_tokenizer_json(obj):
         return _tokenizer_json(obj, path)

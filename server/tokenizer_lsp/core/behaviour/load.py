@@ -60,6 +60,8 @@ def load_tokenizer(data: bytes, path: str | None, companion: bytes | None = None
             raise LoadError(f"{_name(path, 'merges.txt')}: a merges file needs its vocabulary: no "
                             f"{' or '.join(detect.VOCAB_NAMES)} beside it")
         return _load_pair(companion, data, companion_path, path, source="merges.txt")
+    if kind == "json" and detect.name_kind(path) != "json" and not _is_json(data):
+        kind = None  # text that merely starts with `[` (`[section]`) is not "invalid JSON"
     if kind == "json":
         if _looks_like_vocab_json(data, path):
             if companion is None:
@@ -70,6 +72,16 @@ def load_tokenizer(data: bytes, path: str | None, companion: bytes | None = None
     from ..formats.registry import formats_read
 
     raise LoadError(f"{_name(path, 'the file')}: not a tokenizer file (it reads {formats_read()})")
+
+
+def _is_json(data: bytes) -> bool:
+    import orjson
+
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def read_with_companion(path: str) -> tuple[bytes, str | None, bytes | None]:

@@ -32,11 +32,12 @@ def table_findings(table: TokenTable, plugin=None, source: str | None = None) ->
     return in_order(out)
 
 
-def table_unreachable(table: TokenTable, plugin=None) -> list[TableFinding]:
-    """unreachable-token findings, when the format's checks can tell (loads the engine)."""
+def table_unreachable(table: TokenTable, plugin=None) -> list[TableFinding] | None:
+    """unreachable-token findings (loads the engine); None when the format's checks cannot
+    tell (stats then says "not computed")."""
     module = _checks_module(plugin)
     find = getattr(module, "unreachable", None)
-    return find(table) if find is not None else []
+    return find(table) if find is not None else None
 
 
 def in_order(found: list[TableFinding]) -> list[TableFinding]:

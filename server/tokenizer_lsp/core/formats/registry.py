@@ -18,8 +18,29 @@ A plug-in is a module `core/formats/<name>/__init__.py` exposing `PLUGIN`, an ob
     def encode(table: TokenTable, text: str, special: bool, folder: str | None) -> list[int]
         # exactly as the format's own library encodes (INTERFACE Part 3 "encode")
 
-Checks on a table live in core/checks/tables.py (one function per code, registered by
-format), not in the readers.
+Optional (additive; a plug-in without them still works everywhere):
+
+    checks: str                     # its checks module in core/checks/ ("spm_checks"),
+        # exposing findings(table) -> list[TableFinding] and, when its engine can tell,
+        # unreachable(table) -> list[TableFinding] (run only when asked: it loads the engine)
+    style: str                      # stats' byte_level_style, a Scheme value ("sentencepiece")
+    def named(name: str) -> bool    # its usual file names: what `check DIR` lists
+    def encode_spans(table, text, special, folder) -> list[tuple[int, int, int]]
+        # (id, start, end), start/end in code points of `text`; without it the CLI walks
+        # each token's bytes along the text
+    def row_kind(table, row) -> str # decode's "kind" (default: BYTE rows byte-fallback,
+        # special rows special, the rest literal)
+    def diff_flags(table) -> dict   # the model flags diff compares with a tokenizer.json's
+    def diff_side(table, path)      # a whole core.behaviour.diff_sides.Side, instead of
+        # cli/tables.py table_side()'s (pieces, scores, specials as added tokens, bytes)
+
+Shared checks (duplicate-token, utf8-fragment) run on every table: core/checks/tables.py.
+The command line for all plug-ins is cli/tables.py; TokenTable.source keeps the file's
+bytes for an engine that loads from them (SentencePiece).
+
+Changes since the first version (all additive): `checks`, `style`, `named`,
+`encode_spans`, `row_kind`, `diff_flags`, `diff_side`; TokenTable.source; named() and
+formats_read() here.
 """
 
 from __future__ import annotations

@@ -7,15 +7,21 @@ from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate
 
+from ..table import FormatError
 from .wire import LEN, VARINT, fields
 
 
 @lru_cache(maxsize=2)
 def processor(model: bytes):
-    import sentencepiece as spm
-
+    try:
+        import sentencepiece as spm
+    except ImportError:
+        raise FormatError("encoding a .model needs the sentencepiece package (pip install sentencepiece)") from None
     sp = spm.SentencePieceProcessor()
-    sp.LoadFromSerializedProto(model)
+    try:
+        sp.LoadFromSerializedProto(model)
+    except (RuntimeError, OSError) as e:  # a model our reader takes but the engine refuses
+        raise FormatError(f"sentencepiece refuses this model: {str(e).splitlines()[0] if str(e) else e}") from None
     return sp
 
 

@@ -16,9 +16,9 @@ _JSON_ARRAY = re.compile(rb"\[\s*(?:[\"\[{\]0-9-]|true|false|null|$)")
 
 
 def looks_like_vocab_txt(head: bytes, named: bool) -> bool:
-    """One token per line: UTF-8 text, not JSON, no line holding a space or a tab (merges
-    and tiktoken lines have one), and BERT's specials or `##` pieces among the lines (or
-    the name vocab.txt)."""
+    """One token per line: UTF-8 text, not JSON, hardly a line holding a space or a tab
+    (every merges and tiktoken line has one), and BERT's specials or `##` pieces among the
+    lines (or the name vocab.txt)."""
     body = head.lstrip(b"\xef\xbb\xbf")
     if not body or body[:1] == b"{" or _JSON_ARRAY.match(body):  # `[PAD]` is a token, `["a"` JSON
         return False
@@ -32,7 +32,9 @@ def looks_like_vocab_txt(head: bytes, named: bool) -> bool:
     if len(lines) > 1 and len(body) == len(head.lstrip(b"\xef\xbb\xbf")):
         lines.pop()  # the window may cut the last line
     lines = [l.rstrip() for l in lines]
-    if len(lines) < 2 or any(" " in l or "\t" in l or "\x00" in l for l in lines):
+    spaced = sum(1 for l in lines if " " in l or "\t" in l)
+    # merges and tiktoken lines all hold a space; a vocabulary a few (then flagged)
+    if len(lines) < 2 or spaced * 20 > len(lines) or any("\x00" in l for l in lines):
         return False
     if lines[0].startswith("#version"):
         return False
