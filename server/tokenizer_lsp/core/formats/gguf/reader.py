@@ -1,16 +1,17 @@
 """A GGUF file's metadata (the key/value section), read without touching the tensors.
 
 Why a reader of ours and not `gguf.GGUFReader` (llama.cpp's own, on PyPI): GGUFReader
-memory-maps the file (good) but then builds a numpy view for every part of every field
-(two per string: length and bytes) and parses every tensor info before it returns, so a
-262k-token vocabulary costs ~525k numpy objects and seconds (measured in
-bench/gguf_bench.py, `reader` rows); on a lying header it raises whatever numpy raises
-(ValueError/IndexError/OverflowError, with a traceback in its own words) after trying to
-build views of the claimed size. This reader walks the key/value section of a memory map
-with struct, keeps only the `tokenizer.*` and `general.*` keys, stops at the end of that
-section (the tensor infos and data are never read), and checks every count and length
-against the bytes left in the file before it allocates anything. GGUFReader stays the
-reference the tests compare our arrays with.
+memory-maps the file (good) but then builds numpy views for every part of every field
+(two per string: its length and its bytes) and parses every tensor info before it returns.
+Measured by bench/gguf_bench.py (results/gguf.json; one run, a loaded 2-core machine): on
+GPT-2's vocabulary (50k tokens, 50k merges) GGUFReader took 14-19 s and 246 MB of peak RSS,
+ours 0.6-1.4 s and 32 MB, the same on the vocab-only file and on a 3 GB model. On a lying
+header GGUFReader raises whatever numpy raises on a view of the claimed size. This reader
+walks the key/value section of a memory map with struct, keeps only the `tokenizer.*` and
+`general.*` keys, stops at the end of that section (tensor infos and data are never read:
+only the metadata's pages are touched), and checks every count and length against the
+bytes left in the file before it allocates anything. GGUFReader stays the reference the
+tests compare our arrays with.
 
 Format (ggml's docs/gguf.md): magic "GGUF", uint32 version (2, 3; 1 had 32-bit counts),
 uint64 tensor count, uint64 key count, then per key: string key, uint32 value type, value.
