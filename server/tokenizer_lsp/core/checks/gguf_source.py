@@ -168,6 +168,8 @@ def token_types(table: TokenTable, tj: dict, hf: dict[int, tuple[str, bool]]) ->
         if i >= len(table.rows):
             continue  # said by token_text
         row = table.rows[i]
+        if row.token != content:
+            continue  # another token at this id: token_text says so
         if row.type not in ("CONTROL", "UNKNOWN"):
             out.append(TableFinding("gguf-token-type", f"{_q(content)} (id {i}) is special in HF but {row.type} in "
                                     "the GGUF: llama.cpp splits it like text and never emits it as one token", id=i))
@@ -245,6 +247,8 @@ def split(table: TokenTable, tokenizer_json: str) -> list[TableFinding]:
         hf = Tokenizer.from_file(tokenizer_json)
     except Exception:  # tokenizers' own exception: the tokenizer.json's own check reports it
         return []
+    hf.no_padding()  # the split is compared, not what a batch would be padded to
+    hf.no_truncation()
     key = K + "pre"
     for text in PROBES:
         try:
