@@ -120,3 +120,37 @@ def bugs(conv: dict) -> dict[str, tuple[str, dict]]:
         "template-changed": ("gguf-chat-template", changed(template=conv["template"].replace("\n", " "))),
         "token-text-changed": ("gguf-mismatch", changed(tokens=renamed)),
     }
+
+
+def spm_conversion(model: Path) -> dict:
+    """What convert_hf_to_gguf.py's SentencePiece path writes for a tokenizer.model, read with
+    sentencepiece itself: pieces, scores, types (its NORMAL=1 ... BYTE=6 numbering)."""
+    import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(model_file=str(model))
+    types = []
+    for i in range(sp.get_piece_size()):
+        types.append(3 if sp.is_control(i) else 2 if sp.is_unknown(i) else 6 if sp.is_byte(i)
+                     else 5 if sp.is_unused(i) else 1)
+    return {"tokens": [sp.id_to_piece(i) for i in range(sp.get_piece_size())],
+            "scores": [sp.get_score(i) for i in range(sp.get_piece_size())], "types": types,
+            "bos": sp.bos_id(), "eos": sp.eos_id(), "unk": sp.unk_id()}
+
+
+def write_spm_gguf(path: Path, conv: dict) -> Path:
+    import gguf
+
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_tokenizer_model("llama")
+    w.add_tokenizer_pre("default")
+    w.add_token_list(conv["tokens"])
+    w.add_token_scores(conv["scores"])
+    w.add_token_types(conv["types"])
+    w.add_bos_token_id(conv["bos"])
+    w.add_eos_token_id(conv["eos"])
+    w.add_unk_token_id(conv["unk"])
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_ti_data_to_file()
+    w.close()
+    return path

@@ -111,3 +111,34 @@ def test_gguf_alone_in_a_folder_without_source(hf, tmp_path):
     shutil.copy(hf / "tokenizer.json", tmp_path)
     shutil.copy(hf / "tokenizer_config.json", tmp_path)
     assert "gguf-special-id" in _codes(PLUGIN.read(str(path)))
+
+
+SPM_MODEL = ROOT / "tests" / "data" / "sentencepiece" / "botchan_en_bpe_1000.model"
+
+
+@pytest.mark.skipif(not SPM_MODEL.is_file(), reason="tests/data/sentencepiece/botchan_en_bpe_1000.model is absent")
+def test_llama_gguf_against_its_tokenizer_model(tmp_path):
+    """A `llama` GGUF converted from a SentencePiece tokenizer.model: encode equals
+    SentencePieceProcessor.encode, the faithful copy gives no gguf-* finding, a CONTROL
+    piece written NORMAL gives gguf-token-type."""
+    import sentencepiece as spm
+
+    from .gguf_fixtures import spm_conversion, write_spm_gguf
+
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    shutil.copy(SPM_MODEL, folder / "tokenizer.model")
+    conv = spm_conversion(folder / "tokenizer.model")
+    path = write_spm_gguf(folder / "model.gguf", conv)
+    table = PLUGIN.read(str(path))
+    sp = spm.SentencePieceProcessor(model_file=str(SPM_MODEL))
+    # texts the .model's nmt_nfkc normalizer leaves as they are (llama.cpp applies none)
+    for text in ("It was the best of times.", "I'll don't WE'RE you've", "HelloWorld camelCase x", "$100 + 20%", ""):
+        assert PLUGIN.encode(table, text, False, None) == sp.encode(text), text
+    assert not _codes(table) & GGUF_CODES
+    control = conv["types"].index(3)
+    types = list(conv["types"])
+    types[control] = 1
+    bad = write_spm_gguf(tmp_path / "bad.gguf", {**conv, "types": types})
+    found = [f for f in table_findings(PLUGIN.read(str(bad)), PLUGIN, str(folder)) if f.code == "gguf-token-type"]
+    assert [f.id for f in found] == [control]

@@ -32,13 +32,13 @@ def findings(table: TokenTable) -> list[TableFinding]:
 
 def source_findings(table: TokenTable, folder: str | None = None) -> list[TableFinding]:
     """The comparison with the HF folder `folder`, else the folder the GGUF is in when it
-    holds a tokenizer.json; [] when there is none."""
+    holds a tokenizer.json (or a SentencePiece tokenizer.model); [] when there is none."""
     if folder is None:
         path = table.meta.get("_source_path")
         if not path:
             return []
         folder = os.path.dirname(path)
-        if not os.path.isfile(os.path.join(folder, "tokenizer.json")):
+        if not any(os.path.isfile(os.path.join(folder, n)) for n in ("tokenizer.json", "tokenizer.model")):
             return []
     from .gguf_source import compare
 

@@ -63,13 +63,14 @@ def _content(v) -> str | None:
 
 
 def compare(table: TokenTable, folder: str) -> list[TableFinding]:
-    tj = _json(os.path.join(folder, "tokenizer.json"))
-    if not isinstance(tj, dict) or not isinstance(tj.get("model"), dict):
-        return []
     cfg = _json(os.path.join(folder, "tokenizer_config.json"))
     cfg = cfg if isinstance(cfg, dict) else {}
     gen = _json(os.path.join(folder, "generation_config.json"))
     gen = gen if isinstance(gen, dict) else {}
+    tj = _json(os.path.join(folder, "tokenizer.json"))
+    if not isinstance(tj, dict) or not isinstance(tj.get("model"), dict):
+        spm = os.path.join(folder, "tokenizer.model")
+        return compare_model(table, spm, cfg, gen, folder) if os.path.isfile(spm) else []
     hf = _hf_tokens(tj)
     out = token_text(table, tj, hf)
     text_ok = not out
@@ -79,6 +80,31 @@ def compare(table: TokenTable, folder: str) -> list[TableFinding]:
     out += chat_template(table, cfg, folder)
     if text_ok and not any(f.key == K + "merges" for f in out):
         out += split(table, os.path.join(folder, "tokenizer.json"))
+    return out
+
+
+def compare_model(table: TokenTable, path: str, cfg: dict, gen: dict, folder: str) -> list[TableFinding]:
+    """The same against a SentencePiece tokenizer.model (a folder without tokenizer.json):
+    its pieces are what the converter writes for a `llama` GGUF, its CONTROL pieces must stay
+    CONTROL, and the split is sentencepiece's own."""
+    from ..formats import registry
+
+    try:
+        spm = registry.plugin("sentencepiece").read(path)
+    except (OSError, FormatError):
+        return []  # the .model's own check reports it
+    hf = {r.id: (r.token, r.type in ("CONTROL", "UNKNOWN", "USER_DEFINED")) for r in spm.rows}
+    tj = {"model": {"type": "BPE"}, "added_tokens": [
+        {"id": r.id, "content": r.token, "special": True} for r in spm.rows if r.type == "CONTROL"]}
+    out = token_text(table, tj, hf)
+    text_ok = not out
+    out += token_types(table, tj, hf)
+    out += special_ids(table, cfg, gen, hf)
+    out += chat_template(table, cfg, folder)
+    # llama.cpp applies no SentencePiece normalizer (nmt_nfkc, ...): with one, the probes
+    # would only show that, which no conversion can change
+    if text_ok and spm.meta.get("normalizer_name") in ("identity", None):
+        out += split(table, path, lambda text: registry.plugin("sentencepiece").encode(spm, text, False, folder))
     return out
 
 
@@ -238,27 +264,33 @@ def chat_template(table: TokenTable, cfg: dict, folder: str) -> list[TableFindin
                          f"the GGUF has {_q(ours[at:at + 40])}, HF has {_q(hf[at:at + 40])}", key=key)]
 
 
-def split(table: TokenTable, tokenizer_json: str) -> list[TableFinding]:
-    from tokenizers import Tokenizer
-
+def split(table: TokenTable, source: str, source_encode=None) -> list[TableFinding]:
+    """The probe texts encoded both ways; `source_encode` (text -> ids) for a source that is
+    not a tokenizer.json."""
     from ..formats.gguf.engine import encode
 
-    try:
-        hf = Tokenizer.from_file(tokenizer_json)
-    except Exception:  # tokenizers' own exception: the tokenizer.json's own check reports it
-        return []
-    hf.no_padding()  # the split is compared, not what a batch would be padded to
-    hf.no_truncation()
+    if source_encode is None:
+        from tokenizers import Tokenizer
+
+        try:
+            hf = Tokenizer.from_file(source)
+        except Exception:  # tokenizers' own exception: the tokenizer.json's own check reports it
+            return []
+        hf.no_padding()  # the split is compared, not what a batch would be padded to
+        hf.no_truncation()
+
+        def source_encode(text: str) -> list[int]:
+            return hf.encode(text, add_special_tokens=False).ids
     key = K + "pre"
+    name = "HF's " + os.path.basename(source)
     for text in PROBES:
         try:
             ours = encode(table, text, False)
         except FormatError:
             return []
-        want = hf.encode(text, add_special_tokens=False).ids
+        want = source_encode(text)
         if ours != want:
             pre = table.meta.get("pre")
             return [TableFinding("gguf-mismatch", f"{_q(text)} encodes to {ours[:12]} with tokenizer.ggml.pre "
-                                 f"{_q(pre) if pre else '(missing)'}, to {want[:12]} with HF's tokenizer.json",
-                                 key=key)]
+                                 f"{_q(pre) if pre else '(missing)'}, to {want[:12]} with {name}", key=key)]
     return []

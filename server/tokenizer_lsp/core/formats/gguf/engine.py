@@ -211,12 +211,13 @@ def model_proto(table: TokenTable) -> bytes:
             kind = 5                   # padding UNKNOWN: never produced either way
         piece += _flag(3, kind)
         parts.append(_field(1, piece))
-    trainer = _flag(3, 2) + _flag(35, 1) + _flag(40, unk)  # model_type BPE, byte_fallback, unk_id
+    byte_fallback = any(r.type == "BYTE" for r in table.rows)
+    trainer = _flag(3, 2) + _flag(35, int(byte_fallback)) + _flag(40, unk)  # model_type BPE, byte_fallback, unk_id
     for field, key in ((41, "bos_token_id"), (42, "eos_token_id")):
         trainer += _flag(field, m[key]) if isinstance(m.get(key), int) and m[key] >= 0 else b""
     add_prefix = m.get("add_space_prefix")
     normalizer = (_field(1, b"identity") + _flag(3, 1 if add_prefix in (None, True) else 0)
-                  + _flag(4, 0) + _flag(5, 1))
+                  + _flag(4, 1 if m.get("remove_extra_whitespaces") else 0) + _flag(5, 1))
     return b"".join(parts) + _field(2, trainer) + _field(3, normalizer)
 
 

@@ -71,6 +71,7 @@ def build_table(version: int, n_tensors: int, meta: dict) -> TokenTable:
         "add_bos_token": meta.get(K + "add_bos_token"),
         "add_eos_token": meta.get(K + "add_eos_token"),
         "add_space_prefix": meta.get(K + "add_space_prefix"),
+        "remove_extra_whitespaces": meta.get(K + "remove_extra_whitespaces"),
         "chat_template": meta.get("tokenizer.chat_template"),
     }
     for name in SPECIAL_KEYS:
