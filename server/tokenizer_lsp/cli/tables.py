@@ -10,6 +10,7 @@ plug-in's optional hooks:
                                                          special rows special, the rest literal)
     PLUGIN.style                 -> stats' "byte_level_style" (a Scheme value)
     PLUGIN.diff_side(table, path) -> core.behaviour.diff_sides.Side  (else table_side())
+    PLUGIN.diff_adjust(table, side) -> Side  (that Side as the plug-in's format changes it)
 """
 
 from __future__ import annotations
@@ -376,7 +377,9 @@ def diff_side(path: str):
         raise DiffError(got)
     plugin, table = got
     make = getattr(plugin, "diff_side", None)
-    return make(table, path) if make is not None else table_side(plugin, table, path)
+    side = make(table, path) if make is not None else table_side(plugin, table, path)
+    adjust = getattr(plugin, "diff_adjust", None)  # a plug-in's changes to the generic side
+    return adjust(table, side) if adjust is not None else side
 
 
 def table_side(plugin, table: TokenTable, path: str):

@@ -52,17 +52,15 @@ class GGUFPlugin:
 
         return encode(table, text, special)
 
-    def diff_side(self, table: TokenTable, path: str):
-        """The table as diff compares it with a tokenizer.json (cli/tables.table_side, then
-        what the converter changed put back): the vocabulary in HF's spelling (WordPiece `##`),
-        byte-level scheme for gpt2, the merges, HF's model type; for gpt2, CONTROL and
-        USER_DEFINED tokens are HF added tokens outside the model's vocabulary (Llama 3, Qwen)."""
+    def diff_adjust(self, table: TokenTable, side):
+        """The generic diff side of the table (cli/tables.table_side) with what the converter
+        changed put back: the vocabulary in HF's spelling (WordPiece `##`), byte-level scheme
+        for gpt2, the merges, HF's model type; for gpt2, CONTROL and USER_DEFINED tokens are
+        HF added tokens outside the model's vocabulary (Llama 3, Qwen)."""
         from dataclasses import replace
 
-        from ....cli.tables import table_side
         from ...decoding.tokens import Scheme
 
-        side = table_side(self, table, path)
         model = table.meta.get("model_type")
         vocab = side.vocab
         merges = table.meta.get("_merges")
