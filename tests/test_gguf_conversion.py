@@ -142,3 +142,21 @@ def test_llama_gguf_against_its_tokenizer_model(tmp_path):
     bad = write_spm_gguf(tmp_path / "bad.gguf", {**conv, "types": types})
     found = [f for f in table_findings(PLUGIN.read(str(bad)), PLUGIN, str(folder)) if f.code == "gguf-token-type"]
     assert [f.id for f in found] == [control]
+
+
+@pytest.mark.skipif(not SPM_MODEL.is_file(), reason="tests/data/sentencepiece/botchan_en_bpe_1000.model is absent")
+def test_diff_llama_gguf_against_its_tokenizer_model(tmp_path):
+    from .gguf_fixtures import spm_conversion, write_spm_gguf
+
+    conv = spm_conversion(SPM_MODEL)
+    path = write_spm_gguf(tmp_path / "model.gguf", conv)
+    r = _cli("diff", "--format", "json", str(path), str(SPM_MODEL))
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert not d["vocab"]["added"] and not d["vocab"]["removed"] and not d["model"]
+    renamed = list(conv["tokens"])
+    k = conv["types"].index(1)
+    renamed[k] += "x"
+    d = json.loads(_cli("diff", "--format", "json", str(write_spm_gguf(tmp_path / "b.gguf", {**conv, "tokens": renamed})),
+                        str(SPM_MODEL)).stdout)
+    assert [v["token"] for v in d["vocab"]["added"]] == [conv["tokens"][k]]

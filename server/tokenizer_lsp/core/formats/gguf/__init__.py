@@ -83,7 +83,9 @@ class GGUFPlugin:
         m = table.meta
         unk = m.get("unknown_token_id")
         unk_tok = table.rows[unk].token if isinstance(unk, int) and 0 <= unk < len(table.rows) else None
-        flags = {"unk_token": unk_tok, "byte_fallback": m.get("model_type") in SPM_STYLE}
+        flags = {"unk_token": unk_tok, "byte_fallback": any(r.type == "BYTE" for r in table.rows)}
+        if m.get("model_type") in SPM_STYLE:
+            flags["fuse_unk"] = True  # what a tokenizer.json converted from a .model says
         if m.get("model_type") == "gpt2":
             from .engine import pre_info
 

@@ -57,7 +57,7 @@ def build_table(version: int, n_tensors: int, meta: dict) -> TokenTable:
         tname = names[t] if t is not None and 0 <= t <= 6 else None
         s = scores[i] if scores is not None and i < len(scores) else None
         data = bulk[i] if bulk is not None and tname in (None, "NORMAL") else token_bytes(model, tok, tname)
-        rows.append(_row(i, tok, data, tname, s, tname == "CONTROL"))
+        rows.append(_row(i, tok, data, tname, s, tname in ("CONTROL", "UNKNOWN")))
     merges = meta.get(K + "merges")
     info = {
         "model_type": model or None,
