@@ -109,12 +109,12 @@ def _bpe(table: TokenTable, model: str):
         if at > 0:
             pairs.append((m[:at], m[at + 1:]))
     if model == "gemma4":
-        kind, ignore = "GEMMA4", False
+        kind, ignore, escape = "GEMMA4", False, True
     else:
         info = pre_info(table)
         if info is None:
             raise FormatError(f"tokenizer.ggml.pre {table.meta.get('pre')!r} is not a name llama.cpp knows")
-        kind, ignore = info[0], info[1]
+        kind, ignore, escape = info[0], info[1], info[3]
     spec = TYPES[kind]
     if spec["regexes"] and any(_unsupported(r) for r in spec["regexes"]):
         raise FormatError(f"pre-tokenizer {kind} uses a split llama.cpp implements in code; not supported")
@@ -128,7 +128,7 @@ def _bpe(table: TokenTable, model: str):
     splits = [pre_tokenizers.Split(Regex(r), "isolated") for r in spec["regexes"]]
     if byte_level:
         splits.append(pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False))
-    else:
+    elif escape:  # SentencePiece-style BPE: spaces are ▁ before the merges
         tok.normalizer = normalizers.Replace(" ", "\u2581")
     tok.pre_tokenizer = pre_tokenizers.Sequence(splits)
     _added_tokens(table, tok)
