@@ -164,6 +164,8 @@ LIES = {
     "unknown type": _head(0, 1) + _s(b"tokenizer.ggml.model") + struct.pack("<I", 77) + b"\0" * 32,
     "no tokens": _head(0, 1) + _s(b"general.name") + struct.pack("<I", 8) + _s(b"x"),
     "header only": b"GGUF\x03\x00",
+    "arrays nested 10,000 deep": _head(0, 1) + _s(b"tokenizer.ggml.x") + struct.pack("<I", 9)
+    + struct.pack("<IQ", 9, 1) * 10000 + struct.pack("<IQ", 0, 0),
 }
 
 

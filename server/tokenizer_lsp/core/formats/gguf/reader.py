@@ -103,7 +103,10 @@ def _strings(cur: _Cursor, count: int, key: str, keep: bool) -> list[str] | None
     return [b.decode("utf-8", "surrogateescape") for b in raw]
 
 
-def _value(cur: _Cursor, vtype: int, key: str, keep: bool):
+MAX_DEPTH = 8  # arrays of arrays: GGUF writers nest one level; a deeper file is refused, not recursed
+
+
+def _value(cur: _Cursor, vtype: int, key: str, keep: bool, depth: int = 0):
     if vtype in _SCALARS:
         code, size = _SCALARS[vtype]
         return cur.scalar(code, size, key)
@@ -133,8 +136,10 @@ def _value(cur: _Cursor, vtype: int, key: str, keep: bool):
             cur.need(count * 8, f"{key} ({count} strings)")
             return _strings(cur, count, key, keep)
         if etype == _ARRAY:
+            if depth >= MAX_DEPTH:
+                raise FormatError(f"{key}: arrays nested more than {MAX_DEPTH} deep")
             cur.need(count * 12, f"{key} ({count} arrays)")
-            out = [_value(cur, _ARRAY, key, keep) for _ in range(count)]
+            out = [_value(cur, _ARRAY, key, keep, depth + 1) for _ in range(count)]
             return out if keep else None
         raise FormatError(f"{key}: unknown array element type {etype}")
     raise FormatError(f"{key}: unknown value type {vtype}")
