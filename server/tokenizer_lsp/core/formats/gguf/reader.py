@@ -5,8 +5,10 @@ memory-maps the file (good) but then builds numpy views for every part of every 
 (two per string: its length and its bytes) and parses every tensor info before it returns.
 Measured by bench/gguf_bench.py (results/gguf.json; one run, a loaded 2-core machine): on
 GPT-2's vocabulary (50k tokens, 50k merges) GGUFReader took 14-19 s and 246 MB of peak RSS,
-ours 0.6-1.4 s and 32 MB, the same on the vocab-only file and on a 3 GB model. On a lying
-header GGUFReader raises whatever numpy raises on a view of the claimed size. This reader
+ours 0.6-1.4 s and 32 MB, the same on the vocab-only file and on a 3 GB model. On lying
+headers (tried by hand, gguf 0.19) GGUFReader raises numpy's "IndexError: index 0 is out of
+bounds" for 2^60 keys, 2^40 tokens or a cut file (the cut file after 4 s and 179 MB), and
+accepts a string claiming 2^50 bytes, returning what the file holds. This reader
 walks the key/value section of a memory map with struct, keeps only the `tokenizer.*` and
 `general.*` keys, stops at the end of that section (tensor infos and data are never read:
 only the metadata's pages are touched), and checks every count and length against the
