@@ -72,6 +72,10 @@ def merge_names(table: TokenTable) -> list[TableFinding]:
     key = K + "merges"
     for i, m in enumerate(merges):
         at = m.find(" ", 1)
+        if at > 0:  # the common case first, in as few operations as can be (280k merges)
+            left, right = m[:at], m[at + 1:]
+            if left in vocab and right in vocab and left + right in vocab:
+                continue
         if at < 0:
             msg = (f"merge #{i} {_q(m)} is not two tokens separated by a space", "merge-malformed")
         else:
