@@ -200,7 +200,7 @@ def token_types(table: TokenTable, tj: dict, hf: dict[int, tuple[str, bool]]) ->
             out.append(TableFinding("gguf-token-type", f"{_q(content)} (id {i}) is special in HF but {row.type} in "
                                     "the GGUF: llama.cpp splits it like text and never emits it as one token", id=i))
     for row in table.rows:
-        if row.type == "CONTROL" and row.id in hf and row.id not in added:
+        if row.type == "CONTROL" and row.id in hf and row.id not in added and hf[row.id][0] == row.token:
             out.append(TableFinding("gguf-token-type", f"{_q(row.token)} (id {row.id}) is CONTROL in the GGUF but an "
                                     "ordinary vocabulary token in HF", id=row.id))
     return out[:MAX_LISTED]
