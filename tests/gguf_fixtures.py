@@ -97,7 +97,7 @@ def write_gguf(path: Path, conv: dict, tensor_bytes: int = 0) -> Path:
 
 
 BUG_NAMES = ("pre-missing", "start-of-turn-normal", "eos-end-of-text", "added-token-lost", "template-changed",
-             "token-text-changed")
+             "token-text-changed", "normal-token-control")
 
 
 def bugs(conv: dict) -> dict[str, tuple[str, dict]]:
@@ -109,6 +109,8 @@ def bugs(conv: dict) -> dict[str, tuple[str, dict]]:
 
     types = list(conv["types"])
     types[ids["<start_of_turn>"]] = 1  # NORMAL instead of CONTROL (unsloth #5070)
+    control = list(conv["types"])
+    control[ids["the"] if "the" in ids else 100] = 3  # an ordinary token typed CONTROL: never produced
     renamed = list(conv["tokens"])
     k = next(i for i, t in enumerate(renamed) if len(t) > 3 and t.isalpha())
     renamed[k] = renamed[k].upper() + "x"
@@ -119,6 +121,7 @@ def bugs(conv: dict) -> dict[str, tuple[str, dict]]:
         "added-token-lost": ("gguf-mismatch", changed(tokens=conv["tokens"][:-1], types=conv["types"][:-1])),
         "template-changed": ("gguf-chat-template", changed(template=conv["template"].replace("\n", " "))),
         "token-text-changed": ("gguf-mismatch", changed(tokens=renamed)),
+        "normal-token-control": ("gguf-token-type", changed(types=control)),
     }
 
 
