@@ -4,7 +4,7 @@ Why a reader of ours and not `gguf.GGUFReader` (llama.cpp's own, on PyPI): GGUFR
 memory-maps the file (good) but then builds numpy views for every part of every field
 (two per string: its length and its bytes) and parses every tensor info before it returns.
 Measured by bench/gguf_bench.py (results/gguf.json; one run, a loaded 2-core machine): on
-GPT-2's vocabulary (50k tokens, 50k merges) GGUFReader took 14-19 s and 246 MB of peak RSS,
+GPT-2's vocabulary (50k tokens, 50k merges) GGUFReader took 9-19 s and 246 MB of peak RSS,
 ours 0.6-1.4 s and 32 MB, the same on the vocab-only file and on a 3 GB model. On lying
 headers (tried by hand, gguf 0.19) GGUFReader raises numpy's "IndexError: index 0 is out of
 bounds" for 2^60 keys, 2^40 tokens or a cut file (the cut file after 4 s and 179 MB), and
