@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from ...decoding.bytemap import byte_level_decode
+from ...decoding.bytemap import CHAR_TO_BYTE, byte_level_decode
 from ..table import PIECE_TYPES, FormatError, TableFinding, TableRow, TokenTable
 
 K = "tokenizer.ggml."
@@ -56,7 +56,9 @@ def build_table(version: int, n_tensors: int, meta: dict) -> TokenTable:
         t = types[i] if types is not None and i < len(types) else None
         tname = names[t] if t is not None and 0 <= t <= 6 else None
         s = scores[i] if scores is not None and i < len(scores) else None
-        data = bulk[i] if bulk is not None and tname in (None, "NORMAL") else token_bytes(model, tok, tname)
+        data = bulk[i] if bulk is not None and tname in (None, "NORMAL") else None
+        if data is None:
+            data = token_bytes(model, tok, tname)
         rows.append(TableRow(i, tok, data, tname, s, tname in ("CONTROL", "UNKNOWN")))
     merges = meta.get(K + "merges")
     info = {
@@ -85,19 +87,30 @@ def build_table(version: int, n_tensors: int, meta: dict) -> TokenTable:
     return TokenTable("gguf", tuple(rows), info, read_findings=tuple(findings))
 
 
-def _bulk_bytes(model: str, tokens: list[str]) -> list[bytes] | None:
-    """Every token's bytes in one pass when one rule fits all (one translate of the joined
-    vocabulary instead of 150k small ones), else None: the per-token rule decides."""
-    if model == "gpt2":
-        sep = "\n"  # not in the byte map's alphabet: its stand-in is Ċ
-        joined = sep.join(tokens)
-        data = byte_level_decode(joined)
-        if data is not None and joined.count(sep) == len(tokens) - 1:
-            return data.split(b"\n")
+# byte-map character -> the code point of its byte; every other character below U+0100
+# -> U+FFFF, which latin-1 cannot encode (characters above are left as they are: they fail too)
+_TO_CP = {ord(c): b for c, b in CHAR_TO_BYTE.items()}
+_TO_CP.update({cp: 0xFFFF for cp in range(0x100) if cp not in _TO_CP})
+_SEP = "\ufffe"  # joins the tokens: a noncharacter, outside the map and never an output of it
+
+
+def _bulk_bytes(model: str, tokens: list[str]) -> list | None:
+    """Every token's bytes in one pass where one rule fits them (one translate of the joined
+    vocabulary instead of 150k small ones), else None: the per-token rule decides. A gpt2
+    token outside the byte map gets None in the list (the per-token rule then)."""
+    if any(_SEP in t for t in tokens):
         return None
+    if model == "gpt2":
+        out = []
+        for piece in _SEP.join(tokens).translate(_TO_CP).split(_SEP):
+            try:
+                out.append(piece.encode("latin-1"))
+            except UnicodeEncodeError:
+                out.append(None)
+        return out
     if model in SPM_STYLE or model == "bert":
-        return "\n".join(tokens).replace("\u2581", " ").encode("utf-8", "surrogateescape").split(b"\n") \
-            if not any("\n" in t for t in tokens) else None
+        raw = _SEP.join(tokens).replace("\u2581", " ").encode("utf-8", "surrogateescape")
+        return raw.split(_SEP.encode("utf-8"))
     return None
 
 
