@@ -171,8 +171,12 @@ LIES = {
 
 @pytest.mark.parametrize("name", sorted(LIES))
 def test_lying_header_is_one_format_error(name):
+    import gc
+
+    assert gc.isenabled()
     with pytest.raises(FormatError):
         PLUGIN.read_bytes(LIES[name], None)
+    assert gc.isenabled()  # the reader pauses the collector and gives it back, also on error
 
 
 def _cli(*args) -> subprocess.CompletedProcess:
