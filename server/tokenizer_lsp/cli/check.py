@@ -48,7 +48,8 @@ def run(args) -> int:
     except ValueError as e:
         _err(str(e))
         return 2
-    paths, empty = tokenizer_paths(args.paths)  # `check DIR`: the tokenizer files in it
+    given, sources = tables.source_pairs(args.paths)  # `check model.gguf HF_DIR`
+    paths, empty = tokenizer_paths(given)  # `check DIR`: the tokenizer files in it
     for folder in empty:
         _err(f"{folder}: no tokenizer file in this folder")
     vocab_for = _vocab_pairing(paths)
@@ -60,7 +61,7 @@ def run(args) -> int:
         if os.path.abspath(path) in checked:
             continue
         with progress(f"checking {path}"):
-            idx = tables.check_index(path, overrides)  # .model, vocab.txt and the other plug-ins
+            idx = tables.check_index(path, overrides, sources.get(path))  # .model, vocab.txt and the other plug-ins
             if idx is None:
                 idx = tokenizer_index(path, vocab_for(path))
             if idx is None or idx is tables.FAILED:

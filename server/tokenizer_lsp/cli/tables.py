@@ -10,6 +10,7 @@ plug-in's optional hooks:
                                                          special rows special, the rest literal)
     PLUGIN.style                 -> stats' "byte_level_style" (a Scheme value)
     PLUGIN.diff_side(table, path) -> core.behaviour.diff_sides.Side  (else table_side())
+    PLUGIN.diff_adjust(table, side) -> Side  (that Side as the plug-in's format changes it)
 """
 
 from __future__ import annotations
@@ -148,7 +149,21 @@ class TableIndex:
                 self.lines = LineIndex(f.read())
 
 
-def check_index(path: str, overrides: dict):
+def source_pairs(paths: list[str]) -> tuple[list[str], dict[str, str]]:
+    """`check model.gguf HF_DIR`: a folder right after a file whose plug-in compares with a
+    source folder is that file's source, not a folder to check. (paths left, {file: folder})"""
+    out, sources = [], {}
+    for p in paths:
+        if out and os.path.isdir(p) and out[-1] not in sources:
+            plugin = claim(out[-1])
+            if plugin is not None and getattr(plugin, "compares_with_source", False):
+                sources[out[-1]] = p
+                continue
+        out.append(p)
+    return out, sources
+
+
+def check_index(path: str, overrides: dict, source: str | None = None):
     """A TableIndex of a file a plug-in claims (unreachable tokens unless turned off),
     FAILED after saying why, or None: not a plug-in's file."""
     got = read(path)
@@ -157,7 +172,7 @@ def check_index(path: str, overrides: dict):
     plugin, table = got
     from ..core.checks.tables import in_order, table_findings, table_unreachable
 
-    found = table_findings(table, plugin)
+    found = table_findings(table, plugin, source)
     if overrides.get("unreachable-token") != "off":
         try:
             found = in_order(found + (table_unreachable(table, plugin) or []))
@@ -215,7 +230,7 @@ def stats_of(path: str, unreachable: bool):
             count = None if found is None else len(found)
         except FormatError as e:
             err(f"{path}: unreachable tokens not counted: {e}")
-    return summary(plugin, table, table_findings(table, plugin), count)
+    return summary(plugin, table, table_findings(table, plugin, source=False), count)
 
 
 # ---- encode ----------------------------------------------------------------------------
@@ -295,7 +310,9 @@ def diff_side(path: str):
         raise DiffError(got)
     plugin, table = got
     make = getattr(plugin, "diff_side", None)
-    return make(table, path) if make is not None else table_side(plugin, table, path)
+    side = make(table, path) if make is not None else table_side(plugin, table, path)
+    adjust = getattr(plugin, "diff_adjust", None)  # a plug-in's changes to the generic side
+    return adjust(table, side) if adjust is not None else side
 
 
 def table_side(plugin, table: TokenTable, path: str):

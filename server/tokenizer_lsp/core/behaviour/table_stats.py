@@ -19,7 +19,9 @@ def summary(plugin, table: TokenTable, findings: list[TableFinding], unreachable
     ids = {r.id for r in rows}
     top = sorted(range(len(rows)), key=lambda k: (-lengths[k], rows[k].id))[:LONGEST]
     types = Counter(r.type for r in rows if r.type is not None)
-    meta = {k: v for k, v in table.meta.items() if isinstance(v, (str, int, float, bool)) or v is None}
+    # "_"-keys are a plug-in's own (kept for its engine and checks, not settings to show)
+    meta = {k: v for k, v in table.meta.items()
+            if not k.startswith("_") and (isinstance(v, (str, int, float, bool)) or v is None)}
     return {
         "format": plugin.name,
         "model_type": table.meta.get("model_type"),
@@ -53,7 +55,14 @@ def render_stats(s: dict, path: str) -> str:
     shown = {k: v for k, v in (s.get("meta") or {}).items()
              if k not in ("model_type", "pieces", "lines", "has_trainer_spec") and v is not None}
     if shown:
-        extra.append("  settings: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
+        extra.append("  settings: " + ", ".join(f"{k}={_short(v)}" for k, v in shown.items()))
     lines = text.split("\n")
     at = next((k for k, line in enumerate(lines) if line.startswith("  token length")), len(lines))
     return "\n".join(lines[:at] + extra + lines[at:])
+
+
+def _short(v) -> str:
+    """A setting on stats' one line: a long or multi-line string (a chat template) shortened."""
+    if isinstance(v, str) and (len(v) > 60 or "\n" in v):
+        return repr(v[:40]) + f"… ({len(v):,} chars)"
+    return str(v)

@@ -17,13 +17,18 @@ from ..formats.table import TableFinding, TokenTable
 from . import _q
 
 
-def table_findings(table: TokenTable, plugin=None) -> list[TableFinding]:
+def table_findings(table: TokenTable, plugin=None, source: str | None = None) -> list[TableFinding]:
+    """`source`: the folder the file was converted from (`check model.gguf HF_DIR`), for a
+    checks module with `source_findings(table, folder)`; None: that module looks beside
+    the file; False: no comparison (stats: it would load both engines for nothing)."""
     out = list(table.read_findings)
     out += duplicate_tokens(table)
     out += utf8_fragments(table)
     module = _checks_module(plugin)
     if module is not None:
         out += module.findings(table)
+        if hasattr(module, "source_findings") and source is not False:
+            out += module.source_findings(table, source)
     return in_order(out)
 
 

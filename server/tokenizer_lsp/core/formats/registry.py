@@ -53,6 +53,7 @@ SNIFF_BYTES = 65536
 # name -> module; the order is the order of sniffing (binary magic first: cheapest, surest)
 # (each plug-in adds its own line: "gguf", "sentencepiece", "tekken", "wordpiece")
 FORMATS: dict[str, str] = {
+    "gguf": "gguf",
     "sentencepiece": "sentencepiece",
     "wordpiece": "wordpiece",
 }
