@@ -31,7 +31,9 @@ SNIFF_BYTES = 65536
 
 # name -> module; the order is the order of sniffing (binary magic first: cheapest, surest)
 # (each plug-in adds its own line: "gguf", "sentencepiece", "tekken", "wordpiece")
-FORMATS: dict[str, str] = {}
+FORMATS: dict[str, str] = {
+    "tekken": "tekken",
+}
 
 
 @cache
