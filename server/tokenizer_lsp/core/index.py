@@ -263,6 +263,9 @@ def build_index(data: bytes, path: str | None = None,
         from .model_folder.folder import build_config_index
 
         return build_config_index(data, path, companion() if companion else None)
+    table = _table_index(data, path)
+    if table is not None:
+        return table
     kind = detect.content_kind(data, path)
     named = detect.name_kind(path)
     if kind is None and named is not None:
@@ -279,6 +282,43 @@ def build_index(data: bytes, path: str | None = None,
             doc = TiktokenDocument(data)
             return DocumentIndex(data, path, "tiktoken", doc, doc.findings())
     return DocumentIndex(data, path, not_tokenizer_reason="not a tokenizer file")
+
+
+def _table_index(data: bytes, path: str | None) -> DocumentIndex | None:
+    """A format plug-in's file (core/formats/registry.py): its table made an index. A binary
+    one (.model, .gguf) sent as text has nothing to show here: its decoded view does."""
+    from .formats.registry import SNIFF_BYTES, sniff_head
+    from .formats.table import FormatError
+
+    plugin = sniff_head(data[:SNIFF_BYTES], path)
+    if plugin is None:
+        return None
+    if plugin.binary:
+        return DocumentIndex(data, path, not_tokenizer_reason=f"a binary {plugin.label} file: open its decoded "
+                             "view (command tokenizer-lsp.decodedVocabulary)")
+    from .formats.table_doc import TableDocument
+
+    with collector_paused():
+        try:
+            table = plugin.read_bytes(data, path)
+        except FormatError as e:
+            return _unreadable_table(data, path, plugin, str(e))
+        doc = TableDocument(data, table, plugin)
+        return DocumentIndex(data, path, plugin.name, doc, doc.findings())
+
+
+def _unreadable_table(data: bytes, path: str | None, plugin, reason: str) -> DocumentIndex:
+    """A file of a plug-in's format that it cannot read (broken JSON while typing): one
+    finding where the parser stopped, else on the first line; the last good index serves."""
+    start, end = 0, data.find(b"\n") if b"\n" in data else len(data)
+    code = "schema"
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError as err:
+        code, pos = "json-syntax", max(0, min(getattr(err, "pos", 0) or 0, len(data)))
+        start, end = pos, min(len(data), pos + 1)
+    error = Finding(code, start, max(start, end), f"{plugin.label}: {reason}")
+    return DocumentIndex(data, path, plugin.name, None, [error], syntax_error=error)
 
 
 def load_vocabulary(data: bytes, path: str | None) -> Vocabulary | None:
