@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tokenizer_lsp.core.checks.tekken_checks import check
+from tokenizer_lsp.core.checks.tables import table_findings
 from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.formats import registry
 from tokenizer_lsp.core.formats.table import FormatError
@@ -65,19 +65,27 @@ def test_encode_is_tekkenizers(real):
         assert plugin.encode(table, text, True, None) == tk.encode(text, bos=True, eos=False)
 
 
+def check(table):
+    return table_findings(table, PLUGIN)
+
+
+def fragment_ids(tk) -> list[int]:
+    """The ids whose bytes (mistral-common's) are not UTF-8 alone."""
+    out = []
+    for i in range(tk.num_special_tokens, tk.n_words):
+        try:
+            tk.id_to_byte_piece(i).decode("utf-8")
+        except UnicodeDecodeError:
+            out.append(i)
+    return out
+
+
 def test_real_files_have_no_error_or_warning(real):
     path, plugin, table, tk = real
     found = check(table)
     assert [f for f in found if f.severity in ("error", "warning")] == []
-    # the fragments named are exactly the used non-byte entries whose bytes are not UTF-8
-    def fragment(i):
-        try:
-            tk.id_to_byte_piece(i).decode("utf-8")
-            return False
-        except UnicodeDecodeError:
-            return True
-    assert sorted(f.id for f in found if f.code == "utf8-fragment") == \
-        [i for i in range(tk.num_special_tokens + 256, tk.n_words) if fragment(i)]
+    # the fragments named are exactly the used entries whose bytes are not UTF-8
+    assert sorted(f.id for f in found if f.code == "utf8-fragment") == fragment_ids(tk)
 
 
 def test_entry_spans_hold_the_entrys_token_bytes(real):
@@ -129,10 +137,13 @@ def write(tmp_path, obj, name="tekken.json") -> Path:
     return path
 
 
-def codes(path) -> dict:
+def codes(path, fragments=False) -> dict:
+    """code -> findings; utf8-fragment only when asked (the single bytes 80..FF of every
+    tekken file are fragments: test_untouched_... checks those against mistral-common)."""
     out = {}
     for f in check(registry.read_table(str(path))[1]):
-        out.setdefault(f.code, []).append(f)
+        if fragments or f.code != "utf8-fragment":
+            out.setdefault(f.code, []).append(f)
     return out
 
 
@@ -145,6 +156,7 @@ def test_untouched_synthetic_file_loads_and_has_no_finding(tmp_path, version, sp
     path = write(tmp_path, synthetic(version, specials))
     tk = Tekkenizer.from_file(path)  # mistral-common reads it
     assert codes(path) == {}
+    assert [f.id for f in codes(path, fragments=True)["utf8-fragment"]] == fragment_ids(tk)
     plugin, table = registry.read_table(str(path))
     assert [r.data for r in table.rows] == [tk.id_to_byte_piece(i, SpecialTokenPolicy.KEEP) for i in range(tk.n_words)]
     for text in TEXTS + ["hello world ça coûte 5€"]:
@@ -202,14 +214,26 @@ def test_duplicate_special(tmp_path):
     assert list(codes(path)) == ["duplicate-token"]
 
 
+def test_duplicate_bytes_under_another_token_str(tmp_path):
+    obj = synthetic(extra=[b"hello"])
+    obj["vocab"][-1]["token_str"] = "hello!"
+    path = write(tmp_path, obj)
+    with pytest.raises(AssertionError):
+        Tekkenizer.from_file(path)
+    found = codes(path)
+    assert sorted(found) == ["duplicate-token", "tekken-token-str"]
+    assert [f.id for f in found["duplicate-token"]] == [N_SPECIAL + 256 + len(PIECES)]
+
+
 def test_utf8_fragment(tmp_path):
     path = write(tmp_path, synthetic(extra=[b"\xe2\x82"]))
     tk = Tekkenizer.from_file(path)
     tid = N_SPECIAL + 256 + len(PIECES)
     with pytest.raises(UnicodeDecodeError):
         tk.id_to_byte_piece(tid).decode("utf-8")
-    found = codes(path)
-    assert list(found) == ["utf8-fragment"] and [f.id for f in found["utf8-fragment"]] == [tid]
+    found = codes(path, fragments=True)
+    assert list(found) == ["utf8-fragment"] and [f.id for f in found["utf8-fragment"]] == fragment_ids(tk)
+    assert tid in fragment_ids(tk)
 
 
 def test_special_missing_eos(tmp_path):

@@ -14,6 +14,7 @@ from ..core.behaviour.reachability_findings import (
 from ..core.files import load_vocab_file
 from ..core.model import DEFAULT_SEVERITY, SEVERITIES
 from ..core.model_folder.folder import config_files_checked, tokenizer_paths
+from . import tables
 from .common import err as _err, tokenizer_index
 
 
@@ -53,8 +54,10 @@ def run(args) -> int:
     for path in paths:
         if os.path.abspath(path) in checked:
             continue
-        idx = tokenizer_index(path, vocab_for(path))
+        idx = tables.check_index(path, overrides)  # .model, vocab.txt and the other plug-ins
         if idx is None:
+            idx = tokenizer_index(path, vocab_for(path))
+        if idx is None or idx is tables.FAILED:
             status = 2
             continue
         if overrides.get("unreachable-token") != "off":  # loads the engine: only when wanted
@@ -116,6 +119,9 @@ def _print_findings(results, fmt: str) -> None:
         rows = []
         for group in by_idx.values():
             idx = group[0][1]
+            if tables.is_table(idx):  # "range" null in a binary file, "id"/"key"
+                rows.extend(tables.json_rows(group))
+                continue
             offs = [o for _, _, f, _ in group for o in (f.start, f.end)]
             pos = idx.lines.positions(offs, "utf-16")
             for k, (path, _, f, level) in enumerate(group):
@@ -129,6 +135,9 @@ def _print_findings(results, fmt: str) -> None:
         return
     for group in by_idx.values():
         idx = group[0][1]
+        if tables.is_table(idx):  # `path:#N:` or `path:KEY:` in a binary file
+            out.write(tables.text_lines(group))
+            continue
         pos = idx.lines.positions([f.start for _, _, f, _ in group], "utf-32")
         out.write("".join(
             f"{path}:{line + 1}:{col + 1}: {level} {f.code} {f.message}\n"

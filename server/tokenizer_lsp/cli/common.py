@@ -20,7 +20,9 @@ def tokenizer_index(path: str, vocab=None):
         err(f"{path}: cannot read: {e.strerror or e}")
         return None
     if not idx.is_tokenizer:
-        err(f"{path}: {idx.not_tokenizer_reason}")
+        from ..core.formats.registry import formats_read
+
+        err(f"{path}: {idx.not_tokenizer_reason}; tokenizer-lsp reads {formats_read()}")
         return None
     return idx
 

@@ -18,6 +18,10 @@ def add_arguments(d) -> None:
 
 
 def run(args) -> int:
+    from .tables import decode as decode_table  # .model, vocab.txt and the other plug-ins
+
+    if (done := decode_table(args)) is not None:
+        return done
     idx = tokenizer_index(args.path)
     if idx is None:
         return 2

@@ -47,6 +47,10 @@ def run(args) -> int:
 
 def read_file(path: str):
     """A file as diff compares it, with the other file of a vocab.json + merges pair."""
+    from .tables import diff_side  # .model, vocab.txt and the other plug-ins
+
+    if (side := diff_side(path)) is not None:
+        return side
     try:
         data, _, companion = read_with_companion(path)
     except OSError as e:
@@ -56,6 +60,10 @@ def read_file(path: str):
 
 def encode_with(path: str, text: str) -> tuple[list[int], list[str]]:
     """(ids, tokens) of `text` as the file's own engine encodes it (no special tokens added)."""
+    from .tables import encode_with as encode_table
+
+    if (done := encode_table(path, text)) is not None:
+        return done
     from ..core.behaviour.load import load_tokenizer_file
     from ..core.behaviour.loaded import LoadError
 

@@ -32,6 +32,10 @@ def run(args) -> int:
     text = _input_text(args)
     if text is None:
         return 2
+    from .tables import encode as encode_table  # .model, vocab.txt and the other plug-ins
+
+    if (done := encode_table(args, text)) is not None:
+        return done
     try:
         loaded = load_tokenizer_file(args.path, args.pattern)
     except OSError as e:

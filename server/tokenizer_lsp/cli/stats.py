@@ -7,6 +7,7 @@ import sys
 import orjson
 
 from ..core.behaviour.stats import render, summarize
+from . import tables
 from .common import err as _err
 from .common import syntax_error_line, tokenizer_index
 
@@ -22,6 +23,12 @@ def run(args) -> int:
     status = 0
     results = []
     for path in args.paths:
+        table = tables.stats_of(path, not args.no_unreachable)  # .model, vocab.txt, other plug-ins
+        if table is not None:
+            status = 2 if table is tables.FAILED else status
+            if table is not tables.FAILED:
+                results.append((path, table))
+            continue
         idx = tokenizer_index(path)
         if idx is None or idx.syntax_error is not None:
             if idx is not None:
@@ -39,7 +46,7 @@ def run(args) -> int:
         sys.stdout.write(orjson.dumps([{"path": p, **s} for p, s in results], option=orjson.OPT_INDENT_2).decode()
                          + "\n")
     else:
-        sys.stdout.write("\n\n".join(render(s, p) for p, s in results) + ("\n" if results else ""))
+        sys.stdout.write("\n\n".join((tables.render_stats if "piece_types" in s else render)(s, p) for p, s in results) + ("\n" if results else ""))
     return status
 
 

@@ -47,12 +47,15 @@ class Side:
     subword_prefix: str = ""
     word_suffix: str = ""
     scores: dict | None = None  # Unigram: piece -> score (it decides the segmentation)
+    # what each token stands for, when the format says it (a plug-in's table: cli/tables.py)
+    token_bytes: dict[str, bytes] | None = None
 
     def text_of(self, token: str) -> str:
-        d = decode_token(token, self.scheme, False, self.subword_prefix, self.word_suffix)
-        return visible_text(d.data)
+        return visible_text(self.bytes_of(token))
 
     def bytes_of(self, token: str) -> bytes:
+        if self.token_bytes is not None and token in self.token_bytes:
+            return self.token_bytes[token]
         return decode_token(token, self.scheme, False, self.subword_prefix, self.word_suffix).data
 
 
@@ -77,7 +80,9 @@ def _read_side(data: bytes, path: str | None, companion: bytes | None) -> Side:
         return Side(path, "merges.txt", Scheme.BYTE_LEVEL, "BPE", dict(vocab.tokens) if vocab else None,
                     merges=doc.vocab.merges, word_suffix=doc.vocab.word_suffix)
     if kind != "json":
-        raise DiffError(f"{name}: not a tokenizer file (tokenizer.json, vocab.json + merges, .tiktoken)")
+        from ..formats.registry import formats_read
+
+        raise DiffError(f"{name}: not a tokenizer file (it reads {formats_read()})")
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError as e:

@@ -67,8 +67,9 @@ def load_tokenizer(data: bytes, path: str | None, companion: bytes | None = None
                                 f"{' or '.join(detect.MERGES_NAMES)} beside it")
             return _load_pair(data, companion, path, companion_path, source="vocab.json")
         return _load_tokenizer_json(data, path)
-    raise LoadError(f"{_name(path, 'the file')}: not a tokenizer file (tokenizer.json, vocab.json + merges, "
-                    ".tiktoken)")
+    from ..formats.registry import formats_read
+
+    raise LoadError(f"{_name(path, 'the file')}: not a tokenizer file (it reads {formats_read()})")
 
 
 def read_with_companion(path: str) -> tuple[bytes, str | None, bytes | None]:

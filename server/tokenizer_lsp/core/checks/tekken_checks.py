@@ -14,7 +14,6 @@ import binascii
 from collections.abc import Iterator
 
 from ..decoding.display import hex_head
-from ..decoding.utf8 import short_fragment_kind
 from ..formats.table import TableFinding
 from ..formats.tekken.read import NAMED_SPECIALS
 from . import _q
@@ -22,11 +21,13 @@ from . import _q
 MAX_PER_CODE = 200  # a file with every rank shifted gets the first ones and a count, not 131k
 
 
-def check(table) -> list[TableFinding]:
-    out: list[TableFinding] = list(table.read_findings)
-    for code_check in (tekken_rank, tekken_token_str, duplicate_token, utf8_fragment, special_id, vocab_size):
+def findings(table) -> list[TableFinding]:
+    """The tekken codes (core/checks/tables.py adds the shared duplicate-token of a stored
+    form and utf8-fragment, and the reader's findings)."""
+    out: list[TableFinding] = []
+    for code_check in (tekken_rank, tekken_token_str, duplicate_bytes, special_id, vocab_size):
         found = list(code_check(table))
-        if len(found) > MAX_PER_CODE and code_check is not utf8_fragment:  # hints: each one, as tiktoken
+        if len(found) > MAX_PER_CODE:
             last = found[MAX_PER_CODE - 1]
             found = found[: MAX_PER_CODE - 1] + [TableFinding(
                 last.code, f"{last.message} (and {len(found) - MAX_PER_CODE} more like it, not listed)",
@@ -87,40 +88,19 @@ def tekken_token_str(table) -> Iterator[TableFinding]:
                                **_at(table, i))
 
 
-def duplicate_token(table) -> Iterator[TableFinding]:
+def duplicate_bytes(table) -> Iterator[TableFinding]:
+    """The same bytes at two ranks under different token_str (the same token_str twice is
+    the shared duplicate-token check's)."""
     seen: dict[bytes, int] = {}
     for i in range(_used(table)):
         data = _bytes(table.entries[i][1])
         if data is None:
             continue
         first = seen.setdefault(data, i)
-        if first != i:
+        if first != i and table.entries[first][2] != table.entries[i][2]:
             yield TableFinding("duplicate-token", f"the bytes {hex_head(data) if data else '(empty)'} of rank {i} "
                                f"are already rank {first}: mistral-common keys its ranks by bytes and "
                                "refuses the file (assert len(ranks) == len(vocab))", **_at(table, i))
-    if table.file_specials is not None:
-        names: dict[str, int] = {}
-        for k, (_, text, _) in enumerate(table.file_specials):
-            first = names.setdefault(text, k)
-            if first != k:
-                yield TableFinding("duplicate-token", f"special token {_q(text)} is listed twice ({first} and {k}): "
-                                   "mistral-common refuses the file (Special tokens must be unique)",
-                                   **_special_at(table, k))
-
-
-def utf8_fragment(table) -> Iterator[TableFinding]:
-    # from rank 256: the first 256 are the single bytes by the format's rule (tekken-rank),
-    # half of them fragments by nature; the multi-byte pieces cut inside a character matter
-    n = table.meta["default_num_special_tokens"]
-    for row in table.rows[n + 256:]:
-        data = row.data
-        if data.isascii():
-            continue
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            yield TableFinding("utf8-fragment", f"id {row.id} = bytes {hex_head(data)}: {short_fragment_kind(data)}",
-                               **_at(table, row.id - n))
 
 
 def _special_at(table, k: int) -> dict:
@@ -148,7 +128,7 @@ def special_id(table) -> Iterator[TableFinding]:
         if row is None:
             yield TableFinding("special-id", f"no special token {_q(text)}: mistral-common's {role}_id raises "
                                f"(Unknown control token {text})", key="special_tokens")
-        elif row.type != "CONTROL":
+        elif listed is not None and row.id < len(listed) and not listed[row.id][2]:
             yield TableFinding("special-id", f"{role} token {_q(text)} (id {row.id}) has is_control false: "
                                "mistral-common's instruct tokenizers treat it as a control token",
                                **(_special_at(table, row.id) if listed is not None else {"id": row.id}))

@@ -32,7 +32,9 @@ SNIFF_BYTES = 65536
 # name -> module; the order is the order of sniffing (binary magic first: cheapest, surest)
 # (each plug-in adds its own line: "gguf", "sentencepiece", "tekken", "wordpiece")
 FORMATS: dict[str, str] = {
+    "sentencepiece": "sentencepiece",
     "tekken": "tekken",
+    "wordpiece": "wordpiece",
 }
 
 
@@ -43,6 +45,18 @@ def plugin(name: str):
 
 def plugins() -> list:
     return [plugin(name) for name in FORMATS]  # a broken plug-in fails loudly
+
+
+def named(name: str) -> bool:
+    """Does a plug-in's usual file name fit `name` (what `check DIR` lists; the content
+    still decides when the file is read)?"""
+    return any(p.named(name) for p in plugins() if hasattr(p, "named"))
+
+
+def formats_read() -> str:
+    """Every format the tool reads, for a "not a tokenizer file" error."""
+    older = ["tokenizer.json", "vocab.json + merges.txt", ".tiktoken"]
+    return ", ".join(older + [p.label for p in plugins()])
 
 
 def sniff_head(head: bytes, path: str | None = None):

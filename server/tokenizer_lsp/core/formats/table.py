@@ -65,6 +65,9 @@ class TokenTable:
     # findings the reader made while reading (a malformed line, a bad rank): structural
     # facts only; everything that can be judged from the rows is a check in core/checks/
     read_findings: tuple[TableFinding, ...] = ()
+    # the file's bytes, for an engine that loads from them (SentencePiece: the model proto);
+    # None when the plug-in does not keep them (GGUF: never the whole file)
+    source: bytes | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.meta, MappingProxyType):

@@ -31,8 +31,8 @@ class TableDocument:
         self.data, self.table = data, table
         self.format = table.format
         self.label = plugin.label
+        self._plugin = plugin
         scheme, prefix = _SCHEMES.get(table.format, (Scheme.LITERAL, ""))
-        scheme = Scheme(getattr(plugin, "scheme", scheme))
         raw = scheme is Scheme.RAW_BYTES
         tokens: dict[str, int] = {}
         added: dict[str, int] = {}
@@ -98,7 +98,7 @@ class TableDocument:
     # ---- findings --------------------------------------------------------------------
 
     def findings(self) -> list[Finding]:
-        out = [self._located(f) for f in table_findings(self.table)]
+        out = [self._located(f) for f in table_findings(self.table, self._plugin)]
         out.sort(key=lambda f: f.start)
         return out
 
@@ -144,10 +144,8 @@ class TableDocument:
         return lines
 
 
-def table_findings(table: TokenTable) -> list[TableFinding]:
-    """The checks of the table's format (core/checks/<format>_checks.py `check`)."""
-    try:
-        checks = importlib.import_module(f"..checks.{table.format}_checks", __package__)
-    except ModuleNotFoundError:
-        return list(table.read_findings)
-    return checks.check(table)
+def table_findings(table: TokenTable, plugin) -> list[TableFinding]:
+    """The table's findings, as `check` makes them (core/checks/tables.py)."""
+    from ..checks.tables import table_findings as findings
+
+    return findings(table, plugin)

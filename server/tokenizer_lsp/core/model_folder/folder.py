@@ -199,5 +199,8 @@ def tokenizer_files_in(folder: str) -> list[str]:
         names = sorted(os.listdir(folder))
     except OSError:
         return []
+    from ..formats.registry import named
+
     return [os.path.join(folder, n) for n in names
-            if not is_config_name(n) and detect.name_kind(n) is not None and os.path.isfile(os.path.join(folder, n))]
+            if not is_config_name(n) and (detect.name_kind(n) is not None or named(n))
+            and os.path.isfile(os.path.join(folder, n))]

@@ -11,7 +11,16 @@ class _Tekken:
     name = "tekken"
     label = "Mistral tekken (tekken_*.json)"
     binary = False
-    scheme = "raw-bytes"  # a vocab row's key in the editor's index is its base64 bytes
+    checks = "tekken_checks"  # core/checks/tekken_checks.py
+
+    @staticmethod
+    def named(name: str) -> bool:
+        """mistral-common's own rule (tekken.is_tekken): "tekken" in the name, a .json file."""
+        return "tekken" in name and name.endswith(".json")
+
+    @staticmethod
+    def row_kind(table: TokenTable, row) -> str:
+        return "special" if row.special else "byte-level"  # bytes, as tiktoken's ranks
 
     sniff = staticmethod(_read.sniff)
     read = staticmethod(_read.read)

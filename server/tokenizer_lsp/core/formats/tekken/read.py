@@ -128,8 +128,7 @@ def read_bytes(data: bytes, path: str | None = None) -> TekkenTable:
             _, text, control = specials[i]
         else:
             text, control = FILLER.format(id=i), True
-        rows.append(TableRow(i, text, text.encode("utf-8", "surrogatepass"),
-                             "CONTROL" if control else "USER_DEFINED", special=True))
+        rows.append(TableRow(i, text, text.encode("utf-8", "surrogatepass"), special=True))
         row_spans.append(special_spans[i] if file_specials is not None and i < len(special_spans) else None)
     inner = max(0, min(size - n_special, len(entries)))
     for i in range(inner):
@@ -139,7 +138,7 @@ def read_bytes(data: bytes, path: str | None = None) -> TekkenTable:
         except (binascii.Error, ValueError) as e:
             raise FormatError(f"vocab entry {i}: token_bytes is not base64 ({e})") from None
         token = ts if ts is not None else raw.decode("utf-8", "backslashreplace")
-        rows.append(TableRow(n_special + i, token, raw, "BYTE" if i < 256 else "NORMAL"))
+        rows.append(TableRow(n_special + i, token, raw))
         row_spans.append(spans[i] if spans is not None else None)
     meta = {
         "version": version, "pattern": pattern, "default_vocab_size": size,

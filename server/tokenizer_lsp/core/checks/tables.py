@@ -1,0 +1,80 @@
+"""Findings on a format plug-in's TokenTable (core/formats/table.py): the checks every
+table format shares, then the plug-in's own module.
+
+A plug-in names its checks module in `PLUGIN.checks` (a module of this package, e.g.
+"spm_checks") exposing `findings(table) -> list[TableFinding]`; one module per format so
+formats are added without touching each other's code. The reader's own findings
+(`table.read_findings`) come first. Unreachable tokens need the engine: `unreachable` in
+the checks module, called only when asked (check computes them unless turned off).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..decoding.utf8 import Utf8Kind, classify, short_fragment_kind
+from ..formats.table import TableFinding, TokenTable
+from . import _q
+
+
+def table_findings(table: TokenTable, plugin=None) -> list[TableFinding]:
+    out = list(table.read_findings)
+    out += duplicate_tokens(table)
+    out += utf8_fragments(table)
+    module = _checks_module(plugin)
+    if module is not None:
+        out += module.findings(table)
+    return in_order(out)
+
+
+def table_unreachable(table: TokenTable, plugin=None) -> list[TableFinding]:
+    """unreachable-token findings, when the format's checks can tell (loads the engine)."""
+    module = _checks_module(plugin)
+    find = getattr(module, "unreachable", None)
+    return find(table) if find is not None else []
+
+
+def in_order(found: list[TableFinding]) -> list[TableFinding]:
+    """File order: by document offset (text formats), else by id; file-level ones (a
+    metadata key, no id) first."""
+    def key(f: TableFinding):
+        if f.start is not None:
+            return (1, f.start, 0)
+        return (1, f.id, 0) if f.id is not None else (0, 0, 0)
+    return sorted(found, key=key)
+
+
+def _checks_module(plugin):
+    name = getattr(plugin, "checks", None)
+    return importlib.import_module(f".{name}", __package__) if name else None
+
+
+def duplicate_tokens(table: TokenTable) -> list[TableFinding]:
+    """duplicate-token: a stored token at a second id (the format's loader refuses it or
+    keeps one of the two)."""
+    first: dict[str, int] = {}
+    out = []
+    spans = table.spans
+    for k, row in enumerate(table.rows):
+        seen = first.setdefault(row.token, row.id)
+        if seen != row.id:
+            start, end = spans[k] if spans is not None else (None, None)
+            out.append(TableFinding("duplicate-token", f"{_q(row.token)} at id {row.id} is already id {seen}",
+                                    id=row.id, start=start, end=end))
+    return out
+
+
+def utf8_fragments(table: TokenTable) -> list[TableFinding]:
+    """utf8-fragment: a token whose bytes are not valid UTF-8 (SentencePiece's <0x80>..<0xFF>,
+    byte-level pieces of a character)."""
+    out = []
+    spans = table.spans
+    for k, row in enumerate(table.rows):
+        data = row.data
+        if data.isascii():
+            continue
+        if classify(data) is not Utf8Kind.VALID:
+            start, end = spans[k] if spans is not None else (None, None)
+            out.append(TableFinding("utf8-fragment", f"{_q(row.token)} is not valid UTF-8 alone "
+                                    f"({short_fragment_kind(data)})", id=row.id, start=start, end=end))
+    return out
