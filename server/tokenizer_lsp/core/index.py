@@ -287,16 +287,27 @@ def build_index(data: bytes, path: str | None = None,
 def _table_index(data: bytes, path: str | None) -> DocumentIndex | None:
     """A format plug-in's file (core/formats/registry.py): its table made an index. A binary
     one (.model, .gguf) sent as text has nothing to show here: its decoded view does."""
+    from .formats.decoded_view import HEADER, view_table
     from .formats.registry import SNIFF_BYTES, sniff_head
     from .formats.table import FormatError
+    from .formats.table_doc import TableDocument
 
+    if data.startswith(HEADER.encode()):  # the decoded view of a binary file: its rows are the table's
+        try:
+            got = view_table(data)
+        except (OSError, FormatError, ValueError) as e:
+            return DocumentIndex(data, path, not_tokenizer_reason=f"decoded view: {e}")
+        if got is not None:
+            plugin, table, _ = got
+            with collector_paused():
+                doc = TableDocument(data, table, plugin)
+                return DocumentIndex(data, path, plugin.name, doc, doc.findings())
     plugin = sniff_head(data[:SNIFF_BYTES], path)
     if plugin is None:
         return None
     if plugin.binary:
         return DocumentIndex(data, path, not_tokenizer_reason=f"a binary {plugin.label} file: open its decoded "
                              "view (command tokenizer-lsp.decodedVocabulary)")
-    from .formats.table_doc import TableDocument
 
     with collector_paused():
         try:

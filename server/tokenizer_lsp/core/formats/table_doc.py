@@ -11,7 +11,6 @@ tokens added tokens (matched literally); a vocab.txt line its text (Scheme.WORDP
 from __future__ import annotations
 
 import base64
-import importlib
 import re
 from bisect import bisect_right
 
@@ -24,6 +23,12 @@ from .table import TableFinding, TokenTable
 _SCHEMES = {"tekken": (Scheme.RAW_BYTES, ""), "wordpiece": (Scheme.WORDPIECE, "##")}
 
 
+# what a format's library makes of a row, for plug-ins without a `hover_note` of their own
+_NOTES = {
+    "wordpiece": lambda table, row: [f"- id {row.id} = line {row.id + 1}: BERT's ids are the 0-based lines"],
+}
+
+
 class TableDocument:
     tables_ready = True  # everything is known from the table: no lookups to build later
 
@@ -32,7 +37,10 @@ class TableDocument:
         self.format = table.format
         self.label = plugin.label
         self._plugin = plugin
-        scheme, prefix = _SCHEMES.get(table.format, (Scheme.LITERAL, ""))
+        scheme, prefix = _SCHEMES.get(table.format, (None, ""))
+        if scheme is None:  # the plug-in's style (a Scheme value: `.model`'s sentencepiece), per table if it varies
+            style = table.meta.get("style") or getattr(plugin, "style", None)
+            scheme = Scheme(style) if style in {s.value for s in Scheme} else Scheme.LITERAL
         raw = scheme is Scheme.RAW_BYTES
         tokens: dict[str, int] = {}
         added: dict[str, int] = {}
@@ -136,11 +144,12 @@ class TableDocument:
         row = self.row_of_id(token_id) if token_id is not None else None
         if row is None:
             return []
-        note = getattr(importlib.import_module(f".{self.format}", __package__), "hover_note", None) \
-            if self.format in ("tekken",) else None
+        note = getattr(self._plugin, "hover_note", None) or _NOTES.get(self.format)
         lines = note(self.table, row) if note is not None else []
         if row.type is not None:
             lines.append(f"- type: {row.type}")
+        if row.score is not None:
+            lines.append(f"- score: {row.score:g}")
         return lines
 
 

@@ -23,6 +23,7 @@ class _Tekken:
         return "special" if row.special else "byte-level"  # bytes, as tiktoken's ranks
 
     sniff = staticmethod(_read.sniff)
+    hover_note = staticmethod(lambda table, row: hover_note(table, row))
     read = staticmethod(_read.read)
     read_bytes = staticmethod(_read.read_bytes)
 
