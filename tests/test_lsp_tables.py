@@ -45,9 +45,12 @@ async def test_tekken_hover_hint_symbols_and_positions(client: LanguageClient, t
     tk = tekken.Tekkenizer.from_file(path)
     uri = path.as_uri()
     diags = await open_doc(client, uri, text)
-    assert [d.code for d in diags] == ["tekken-token-str"]
+    found = [d for d in diags if d.code == "tekken-token-str"]
+    # beside it only the hints of the single bytes 80..FF (fragments) and their summary line
+    assert [d.code for d in diags if d.severity != types.DiagnosticSeverity.Hint and d.code != "summary"] \
+        == ["tekken-token-str"]
     line, col = entry_at(text, 259, obj)
-    assert diags[0].range.start == types.Position(line, col)
+    assert found[0].range.start == types.Position(line, col)
     assert all(inside(text, d.range.start) and inside(text, d.range.end) for d in diags)
 
     for rank in (65, 259, 256 + 8):  # a single byte, `hello`, `ç`
@@ -84,7 +87,8 @@ async def test_tekken_listed_special_and_real_file(client: LanguageClient, tmp_p
     path.write_text(text, encoding="utf-8")
     tk = tekken.Tekkenizer.from_file(path)
     uri = path.as_uri()
-    assert list(await open_doc(client, uri, text)) == []
+    assert not [d for d in await open_doc(client, uri, text) if d.severity != types.DiagnosticSeverity.Hint
+                and d.code != "summary"]
     line, col = position_of(text, text.index('"token_str": "</s>"') + len('"token_str": "'))
     h = await hover(client, uri, line, col)
     assert "special token" in h.contents.value and f"id {tk.eos_id}" in h.contents.value
@@ -101,3 +105,79 @@ async def test_tekken_listed_special_and_real_file(client: LanguageClient, tmp_p
     tid = rtk.num_special_tokens + 4000
     assert f"id {tid}" in h.contents.value
     assert f"`{rtk.id_to_byte_piece(tid).hex(' ').upper()}`" in h.contents.value
+
+
+# ---- vocab.txt -------------------------------------------------------------------------------
+
+async def test_vocab_txt_hover_hint_and_diagnostic(client: LanguageClient, tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    # line 9 is empty: a token no text encodes to (a line holding a space would do too, but
+    # the plug-in's sniff does not take such a file for a vocab.txt at all)
+    lines = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "token", "##izer", "##s", "", "hello"]
+    path = tmp_path / "vocab.txt"
+    text = "\n".join(lines) + "\n"
+    path.write_text(text, encoding="utf-8")
+    vocab = tokenizers.models.WordPiece.read_file(str(path))  # the library's ids
+    uri = path.as_uri()
+    diags = await open_doc(client, uri, text, language="plaintext")
+    assert [(d.code, d.range.start.line) for d in diags] == [("wordpiece-unreachable", 8)]
+    assert all(inside(text, d.range.start) and inside(text, d.range.end) for d in diags)
+    for line, token in ((6, "##izer"), (2, "[CLS]"), (9, "hello")):
+        h = await hover(client, uri, line, 1)
+        v = h.contents.value
+        assert f"id {vocab[token]}" in v and f"line {line + 1}" in v
+        shown = token[2:] if token.startswith("##") else token
+        assert f"`{shown.encode().hex(' ').upper()}`" in v
+        assert inside(text, h.range.start) and inside(text, h.range.end)
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        ident(uri), types.Range(types.Position(0, 0), types.Position(len(lines), 0))))
+    named = [t for t in lines if t]  # an empty line has no literal to hint after
+    assert [h.label.rsplit("id ", 1)[1] for h in hints] == [str(vocab[t]) for t in named]
+    assert all(inside(text, h.position) for h in hints)
+    assert [h.position for h in hints] == [types.Position(i, len(t)) for i, t in enumerate(lines) if t]
+
+
+# ---- the decoded view of a binary file -------------------------------------------------------
+
+async def test_decoded_view_of_a_model_file(client: LanguageClient):
+    spm = pytest.importorskip("sentencepiece")
+    path = corpus_file("mistral-spm/mistral_instruct_tokenizer_240323.model.v3")
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    # the file is not open: the command reads it from disk by its URI
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "tokenizer-lsp.decodedVocabulary", [path.as_uri()]))
+    text = result["text"]
+    assert result["rows"] == sp.get_piece_size()
+    lines = text.split("\n")
+    assert lines[0].startswith("# tokenizer-lsp decoded view of ") and str(path) in lines[0]
+    # one row per piece, in id order, after the two header lines
+    for tid in (0, 1, 3, 200, 1040, sp.get_piece_size() - 1):
+        row = lines[2 + tid]
+        assert row.split()[0] == str(tid) and json.dumps(sp.id_to_piece(tid), ensure_ascii=False) in row
+    # the view opened as a document (as VS Code's decoded view does): hover on a row
+    view_uri = "tokenizer-lsp-decoded:" + str(path) + " (decoded)"
+    diags = await open_doc(client, view_uri, text, language="plaintext")
+    assert not [d for d in diags if d.severity in (types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning)]
+    byte_ids = [i for i in range(sp.get_piece_size()) if sp.is_byte(i)]
+    frags = sorted(int(lines[d.range.start.line].split()[0]) for d in diags if d.code == "utf8-fragment")
+    assert frags == [i for i in byte_ids if int(sp.id_to_piece(i)[3:5], 16) >= 0x80]
+    assert all(inside(text, d.range.start) and inside(text, d.range.end) for d in diags)
+    tid = sp.piece_to_id("▁the")
+    line = 2 + tid
+    col = lines[line].index('"')
+    h = await hover(client, view_uri, line, col + 2)
+    v = h.contents.value
+    assert f"id {tid}" in v and "`20 74 68 65`" in v and "type: NORMAL" in v
+    assert f"score: {sp.get_score(tid):g}" in v
+    assert inside(text, h.range.start) and inside(text, h.range.end)
+
+
+def test_binary_globs_are_the_clients():
+    """package.json's custom editor opens exactly the files detect_rules.json calls binary."""
+    from tokenizer_lsp.core.detect import RULES
+
+    from .conftest import ROOT
+
+    package = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
+    (editor,) = package["contributes"]["customEditors"]
+    assert [s["filenamePattern"] for s in editor["selector"]] == RULES["binaryPatterns"]

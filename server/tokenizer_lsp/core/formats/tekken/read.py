@@ -63,8 +63,10 @@ class TekkenTable(TokenTable):
 def sniff(head: bytes, path: str | None = None) -> bool:
     """A JSON object holding `token_bytes` entries with ranks (the vocabulary starts near
     the top: `config` is a few hundred bytes)."""
+    from ...detect import TEKKEN_KEYS  # the rule the VS Code client applies too (detect_rules.json)
+
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    return start.startswith(b"{") and b'"token_bytes"' in head and b'"rank"' in head \
+    return start.startswith(b"{") and all(k in head for k in TEKKEN_KEYS) \
         and (b'"config"' in head or b'"vocab"' in head)
 
 
