@@ -15,13 +15,32 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 
-from ..decoding.tokens import Scheme
+from ..decoding.tokens import Decoded, Scheme
+from ..decoding.utf8 import classify
 from ..model import Finding, Vocabulary
 from .json_doc import TokenRef
 from .table import TableFinding, TokenTable
 
 # format -> (scheme, WordPiece prefix), for plug-ins that do not say (a plug-in's `scheme`)
 _SCHEMES = {"tekken": (Scheme.RAW_BYTES, ""), "wordpiece": (Scheme.WORDPIECE, "##")}
+
+
+class TableVocabulary(Vocabulary):
+    """A table's Vocabulary: a token's bytes are its row's, as the plug-in read them (a GGUF's
+    spelling depends on its tokenizer model, which no one scheme says); the kind and the
+    WordPiece prefix come from the scheme."""
+
+    row_of_id = None  # id -> TableRow, set by the TableDocument
+
+    def decode(self, token: str, in_vocab: bool = True) -> Decoded:
+        d = super().decode(token, in_vocab)
+        tid = self.tokens.get(token) if in_vocab else None
+        if tid is None:
+            tid = self.added.get(token)
+        row = self.row_of_id(tid) if tid is not None and self.row_of_id is not None else None
+        if row is None or row.data == d.data:
+            return d
+        return Decoded(row.data, d.kind, classify(row.data), d.continues, d.ends_word)
 
 
 # what a format's library makes of a row, for plug-ins without a `hover_note` of their own
@@ -40,7 +59,7 @@ class TableDocument:
         self.hints = not view
         self.format = table.format
         self.label = plugin.label
-        self._plugin = plugin
+        self.plugin = plugin
         scheme, prefix = _SCHEMES.get(table.format, (None, ""))
         if scheme is None:  # the plug-in's style (a Scheme value: `.model`'s sentencepiece), per table if it varies
             style = table.meta.get("style") or getattr(plugin, "style", None)
@@ -76,8 +95,9 @@ class TableDocument:
         self._ends = array("q", (p[1] for p in placed))
         self._rows = array("q", (p[2] for p in placed))
         self._raw = raw
-        self.vocab = Vocabulary(scheme=scheme, tokens=tokens, added=added, special=special,
-                                subword_prefix=prefix, model_type=str(table.meta.get("model_type", "BPE")))
+        self.vocab = TableVocabulary(scheme=scheme, tokens=tokens, added=added, special=special,
+                                     subword_prefix=prefix, model_type=str(table.meta.get("model_type", "BPE")))
+        self.vocab.row_of_id = self.row_of_id
 
     def _ref(self, k: int) -> TokenRef:
         row = self.table.rows[self._rows[k]]
@@ -120,7 +140,7 @@ class TableDocument:
     # ---- findings --------------------------------------------------------------------
 
     def findings(self) -> list[Finding]:
-        out = [self._located(f) for f in table_findings(self.table, self._plugin)]
+        out = [self._located(f) for f in table_findings(self.table, self.plugin)]
         out.sort(key=lambda f: f.start)
         return out
 
@@ -158,7 +178,7 @@ class TableDocument:
         row = self.row_of_id(token_id) if token_id is not None else None
         if row is None:
             return []
-        note = getattr(self._plugin, "hover_note", None) or _NOTES.get(self.format)
+        note = getattr(self.plugin, "hover_note", None) or _NOTES.get(self.format)
         lines = note(self.table, row) if note is not None else []
         if row.type is not None:
             lines.append(f"- type: {row.type}")
