@@ -2,6 +2,7 @@
 hints name the id and bytes the format's own library gives an entry, diagnostics sit at
 the entry, the outline has the table, every position lies inside the document."""
 
+import asyncio
 import json
 
 import pytest
@@ -199,3 +200,31 @@ async def test_decoded_vocabulary_of_an_open_tekken_file(client: LanguageClient,
         assert cells[0] == str(tid)
         piece = tk.id_to_byte_piece(tid, SpecialTokenPolicy.KEEP)
         assert piece.hex(" ").upper() in rows[tid]
+
+
+async def test_tekken_navigation(client: LanguageClient, tmp_path):
+    """Workspace symbols find a tekken entry by its id or its decoded text, at its entry;
+    definition and references (no merges are written in a tekken file) answer without error."""
+    obj = synthetic()
+    path = tmp_path / "tekken.json"
+    text = json.dumps(obj, indent=2)
+    path.write_text(text, encoding="utf-8")
+    tk = tekken.Tekkenizer.from_file(path)
+    uri = path.as_uri()
+    await open_doc(client, uri, text)
+    rank = 256 + 3  # `hello`
+    tid = tk.num_special_tokens + rank
+    line, col = entry_at(text, rank, obj)
+    for query in (f"#{tid}", tk.id_to_piece(tid)):
+        found = []
+        for _ in range(100):  # the navigation lookups are built after the first publish
+            found = [s for s in await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
+                     if s.location.uri == uri]
+            if found:
+                break
+            await asyncio.sleep(0.1)
+        assert found and found[0].location.range.start == types.Position(line, col), query
+    pos = types.Position(line, col + 2)
+    await client.text_document_definition_async(types.DefinitionParams(text_document=ident(uri), position=pos))
+    await client.text_document_references_async(types.ReferenceParams(
+        text_document=ident(uri), position=pos, context=types.ReferenceContext(include_declaration=True)))
