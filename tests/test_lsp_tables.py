@@ -228,3 +228,36 @@ async def test_tekken_navigation(client: LanguageClient, tmp_path):
     await client.text_document_definition_async(types.DefinitionParams(text_document=ident(uri), position=pos))
     await client.text_document_references_async(types.ReferenceParams(
         text_document=ident(uri), position=pos, context=types.ReferenceContext(include_declaration=True)))
+
+
+def test_decoded_view_rows_are_decodes_and_follow_the_file(tmp_path):
+    """The view's rows are `decode`'s text rows (plus the type); a view of a file changed
+    since points at no row (its text is no longer the file's view)."""
+    import importlib.util
+    import shutil
+    from pathlib import Path
+
+    from tokenizer_lsp.cli.tables import decoded_rows
+    from tokenizer_lsp.core.decoded_listing import text_row
+    from tokenizer_lsp.core.formats import registry
+    from tokenizer_lsp.core.formats.decoded_view import view_text
+    from tokenizer_lsp.core.index import build_index
+
+    data = Path(importlib.util.find_spec("mistral_common").origin).parent / "data"
+    v1, v7 = data / "tokenizer.model.v1", data / "mistral_instruct_tokenizer_241114.model.v7"
+    if not (v1.is_file() and v7.is_file()):
+        pytest.skip("mistral-common's .model files are absent")
+    path = tmp_path / "tokenizer.model"
+    shutil.copyfile(v1, path)
+    text, n = view_text(str(path))
+    plugin, table = registry.read_table(str(path))
+    rows = text.split("\n")[2:-1]
+    assert len(rows) == n == len(table.rows)
+    for row, want in zip(rows, decoded_rows(plugin, table)):
+        assert row == text_row(want) + f", {want['type']}"
+    idx = build_index(text.encode(), str(path) + " (decoded)")
+    at = text.encode().index(b'"<s>"')
+    assert idx.token_at(at + 1) is not None
+    shutil.copyfile(v7, path)  # the file changes under its open view
+    idx = build_index(text.encode(), str(path) + " (decoded)")
+    assert idx.token_at(at + 1) is None
