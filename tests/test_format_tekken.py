@@ -285,3 +285,18 @@ def test_hover_note_names_mistral_commons_id(tmp_path):
     row = table.rows[N_SPECIAL + 259]
     assert f"id {N_SPECIAL + 259} = rank 259" in hover_note(table, row)[0]
     assert tk.id_to_byte_piece(row.id) == row.data
+
+
+def test_listed_special_named_like_a_filler(tmp_path):
+    """A listed special spelled as a later filler: mistral-common refuses the file (its
+    specials must be unique); the checks say so without failing on the filler's row, which
+    has no place in the text."""
+    specials = [dict(s) for s in V7_SPECIALS] + [{"rank": 6, "token_str": FILLER.format(id=N_SPECIAL - 1),
+                                                  "is_control": True}]
+    path = write(tmp_path, synthetic("v7", specials))
+    with pytest.raises(AssertionError):
+        Tekkenizer.from_file(path)
+    found = codes(path)
+    assert list(found) == ["duplicate-token"] and found["duplicate-token"][0].id == N_SPECIAL - 1
+    idx = index_file(str(path))
+    assert all(0 <= f.start <= f.end <= len(path.read_bytes()) for f in idx.findings)

@@ -130,7 +130,10 @@ def read_bytes(data: bytes, path: str | None = None) -> TekkenTable:
         else:
             text, control = FILLER.format(id=i), True
         rows.append(TableRow(i, text, text.encode("utf-8", "surrogatepass"), special=True))
-        row_spans.append(special_spans[i] if file_specials is not None and i < len(special_spans) else None)
+        # a special without a place in the text (a default one, a filler): (0, 0), an empty span
+        # at the start, never None (the shared checks unpack every row's span)
+        span = special_spans[i] if file_specials is not None and i < len(special_spans) else None
+        row_spans.append(span if span is not None else (0, 0))
     inner = max(0, min(size - n_special, len(entries)))
     a2b_base64 = binascii.a2b_base64
     for i in range(inner):
@@ -141,7 +144,7 @@ def read_bytes(data: bytes, path: str | None = None) -> TekkenTable:
             raise FormatError(f"vocab entry {i}: token_bytes is not base64 ({e})") from None
         token = ts if ts is not None else raw.decode("utf-8", "backslashreplace")
         rows.append(TableRow(n_special + i, token, raw))
-        row_spans.append(spans[i] if spans is not None else None)
+        row_spans.append(spans[i] if spans is not None else (0, 0))
     meta = {
         "version": version, "pattern": pattern, "default_vocab_size": size,
         "default_num_special_tokens": n_special, "num_vocab_tokens": config.get("num_vocab_tokens"),
