@@ -263,6 +263,11 @@ def build_index(data: bytes, path: str | None = None,
         from .model_folder.folder import build_config_index
 
         return build_config_index(data, path, companion() if companion else None)
+    from .table_index import table_index  # imports this module
+
+    table = table_index(data, path, assume_tokenizer)
+    if table is not None:
+        return table
     kind = detect.content_kind(data, path)
     named = detect.name_kind(path)
     if kind is None and named is not None:

@@ -55,6 +55,7 @@ SNIFF_BYTES = 65536
 FORMATS: dict[str, str] = {
     "gguf": "gguf",
     "sentencepiece": "sentencepiece",
+    "tekken": "tekken",
     "wordpiece": "wordpiece",
 }
 
