@@ -196,6 +196,28 @@ def merges_txt() -> str:
     return "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in _MERGES)
 
 
+def tekken_json() -> str:
+    """A small tekken file (Mistral's format): the 256 bytes, a few merges, one whose
+    token_str lies, one whose bytes cut a character."""
+    import base64
+
+    pieces = [bytes([i]) for i in range(256)] + [b"he", b"ll", b"hello", b" w", "é".encode(), "日本".encode(), b"\xe6\x97"]
+    vocab = []
+    for i, b in enumerate(pieces):
+        try:
+            text = b.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        vocab.append({"rank": i, "token_bytes": base64.b64encode(b).decode(), "token_str": "LIE" if i == 258 else text})
+    return json.dumps({"config": {"pattern": r"\p{L}+| ?[^\s\p{L}]+|\s+", "default_vocab_size": len(vocab) + 20,
+                                  "default_num_special_tokens": 20, "version": "v3"}, "vocab": vocab},
+                      indent=1, ensure_ascii=False) + "\n"
+
+
+def vocab_txt() -> str:
+    return "".join(f"{t}\n" for t in ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "##s", "日本", "##語", "é", "hello"])
+
+
 def _example(rel: str) -> str | None:
     path = EXAMPLES / rel
     if path.is_file() and path.stat().st_size <= 20_000:
@@ -210,6 +232,8 @@ class StartDoc:
     language: str
     text: str
     beside: tuple[tuple[str, str], ...] = ()  # files written next to it on disk (a merges file's vocab)
+    # a vocab.txt's lines end at \n (tokenizers' read_file): with lone CRs it is one line, no vocab.txt
+    line_breaks: tuple[str, ...] = ("\n", "\r\n", "\r")
 
 
 def start_docs() -> list[StartDoc]:
@@ -222,6 +246,9 @@ def start_docs() -> list[StartDoc]:
                  (("merges.txt", merges_txt()),)),
         StartDoc("merges.txt", "merges.txt", "bpe-merges", merges_txt(), (("vocab.json", vocab_json(False)),)),
     ]
+    # the text table formats (core/formats/table_doc.py): a tekken file, a WordPiece vocab.txt
+    docs.append(StartDoc("tekken.json, indented", "tekken_small.json", "json", tekken_json()))
+    docs.append(StartDoc("vocab.txt", "vocab.txt", "plaintext", vocab_txt(), line_breaks=("\n", "\r\n")))
     ex_tok = _example("tokenizer.json")
     if ex_tok is not None:
         docs.append(StartDoc("examples/tokenizer.json", "tokenizer.json", "json", ex_tok))
@@ -655,7 +682,7 @@ def _rng(r: types.Range) -> str:
 
 async def run_example(sess: Session, data) -> None:
     start = START_DOCS[data.draw(st.integers(0, len(START_DOCS) - 1), label="start document")]
-    eol = data.draw(st.sampled_from(["\n", "\r\n", "\r"]), label="line breaks")
+    eol = data.draw(st.sampled_from(list(start.line_breaks)), label="line breaks")
     ex = Example(sess, data, start, eol)
     try:
         await ex.open()

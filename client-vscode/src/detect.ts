@@ -54,8 +54,15 @@ export function nameKind(fsPath: string): Kind | undefined {
   return undefined;
 }
 
+const TABLE_NAME = new RegExp(rules.tableNamePattern);
+
+/** A text table format's usual name (tekken_*.json, vocab.txt; core/detect.py is_table_name). */
+export function isTableName(fsPath: string): boolean {
+  return TABLE_NAME.test(path.basename(fsPath).toLowerCase());
+}
+
 export function isTokenizerName(fsPath: string): boolean {
-  return nameKind(fsPath) !== undefined;
+  return nameKind(fsPath) !== undefined || isTableName(fsPath);
 }
 
 const CONFIG_NAMES = new Set(rules.modelConfigNames.map((n) => n.toLowerCase()));
@@ -81,6 +88,8 @@ const MODEL_VOCAB = new RegExp(String.raw`"model"\s*:\s*\{${SCALARS}\s*"vocab"\s
 /** Top-level keys HF writes before the model; enough of them identify a tokenizer.json whose
  * model starts beyond the sniffed head (e.g. thousands of added tokens). */
 const HF_KEYS = rules.hfTopLevelKeys.map((k) => JSON.stringify(k));
+/** A Mistral tekken file: `{rank, token_bytes, token_str}` entries near the top. */
+const TEKKEN_KEYS = rules.tekkenKeys.map((k) => JSON.stringify(k));
 const VOCAB_ENTRY = /\s*"((?:[^"\\]|\\.)*)"\s*:\s*\d+\s*,/y;
 /** A GPT-2 vocab.json under another name holds the 256-character byte alphabet first. */
 const BYTE_ALPHABET = 256;
@@ -93,6 +102,9 @@ export function looksLikeTokenizerJson(head: string): boolean {
     return true;
   }
   if (HF_KEYS.filter((k) => head.includes(k)).length >= rules.hfKeysNeeded) {
+    return true;
+  }
+  if (/^\uFEFF?\s*\{/.test(head) && TEKKEN_KEYS.every((k) => head.includes(k))) {
     return true;
   }
   // GPT-2 vocab.json under another name: an object of token -> id whose first entries hold

@@ -19,6 +19,7 @@ import {
   TransportKind,
   vsdiag,
 } from 'vscode-languageclient/node';
+import { DECODED_SCHEME, registerBinaryViews } from './binaryView';
 import { registerCommands } from './commands';
 import { isTokenizerDocument, LANGUAGE_KINDS } from './detect';
 import { registerLargeFileNotice } from './largeFiles';
@@ -41,7 +42,11 @@ const SECTION = 'tokenizerLsp';
  * (json, jsonc, tiktoken, bpe-merges, plaintext). They are matched by language so that a
  * tokenizer file with any name is served; the server answers nothing for other files.
  */
-export const DOCUMENT_SELECTOR = [...LANGUAGE_KINDS.keys()].map((language) => ({ scheme: 'file', language }));
+export const DOCUMENT_SELECTOR = [
+  ...[...LANGUAGE_KINDS.keys()].map((language) => ({ scheme: 'file', language })),
+  // the decoded view of a binary file (.model, .gguf): the server hovers and checks its rows
+  { scheme: DECODED_SCHEME },
+];
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
@@ -81,6 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   registerLargeFileNotice(context, output);
   registerCommands(context, () => client, output);
+  registerBinaryViews(context, () => client, wantServer, output);
   statusBar = new TokenizerStatusBar(() => client, output);
   context.subscriptions.push(statusBar);
   for (const doc of vscode.workspace.textDocuments) {
@@ -99,6 +105,15 @@ function considerDocument(doc: vscode.TextDocument): void {
   wanted = true;
   output.info(`${vscode.workspace.asRelativePath(doc.uri)} is a tokenizer file: starting the server.`);
   void queue(startClient);
+}
+
+/** A binary tokenizer file was opened (its decoded view asks): start the server if need be. */
+function wantServer(): void {
+  if (!wanted) {
+    wanted = true;
+    output.info('A binary tokenizer file was opened: starting the server.');
+    void queue(startClient);
+  }
 }
 
 function restart(): Promise<void> {

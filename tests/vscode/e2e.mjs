@@ -27,6 +27,8 @@
 // with…", 20 progress while gemma3 opens, 21-22 the model folder's squiggle and light bulb.
 // Quick fixes (issue 16, checks-fixes.mjs): 24 all of gemma3's merges converted to strings
 // through the refactor menu, timed, one undo step.
+// Binary files (issue 25, checks-binary.mjs): 25 a `.model` opens as its decoded view and a row
+// hovers with its id and bytes.
 // Set-up and shared helpers: harness.mjs (code-server, browser, check()) and harness-ui.mjs.
 // E2E_ONLY=name,name runs some of them; each check sets up what it needs.
 // Each check asserts on text a person sees, saves a screenshot in artifacts/vscode/ and prints
@@ -44,6 +46,7 @@ import {
   gotoLine, hoverUntil, notificationTexts, openFile, openProblems, problemsText, renderedLine, runCommand,
   setEnumSetting, updateSettings,
 } from './harness-ui.mjs';
+import { binaryChecks } from './checks-binary.mjs';
 import { commandChecks } from './checks-commands.mjs';
 import { fixChecks } from './checks-fixes.mjs';
 import { navigationChecks } from './checks-navigation.mjs';
@@ -534,4 +537,4 @@ async function main() {
   });
 }
 
-await run(main, navigationChecks, commandChecks, fixChecks);
+await run(main, navigationChecks, commandChecks, fixChecks, binaryChecks);

@@ -28,6 +28,8 @@ _HEADER = RULES["mergesHeader"].encode()
 _SNIFF = RULES["sniffBytes"]
 _HF_KEYS = tuple(f'"{k}"'.encode() for k in RULES["hfTopLevelKeys"])
 _MODEL_TYPE = re.compile(rb'"model"\s*:\s*\{\s*"type"\s*:\s*"(?:' + "|".join(RULES["modelTypes"]).encode() + rb')"')
+_TABLE_NAME = re.compile(RULES["tableNamePattern"])
+TEKKEN_KEYS = tuple(f'"{k}"'.encode() for k in RULES["tekkenKeys"])
 _VOCAB_START = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*[0-9]')
 
 
@@ -43,6 +45,12 @@ def name_kind(path: str | None) -> str | None:
     if base in JSON_NAMES or base.endswith(tuple(RULES["jsonSuffixes"])):
         return "json"
     return None
+
+
+def is_table_name(path: str | None) -> bool:
+    """A text table format's usual name (tekken_*.json, vocab.txt): worth indexing whatever
+    the editor's language; the content decides the format (core/formats/registry.py)."""
+    return bool(path) and _TABLE_NAME.match(os.path.basename(path).lower()) is not None
 
 
 def is_config_name(path: str | None) -> bool:

@@ -39,6 +39,9 @@ def outline(idx: DocumentIndex) -> list[Section]:
     if idx.format == "merges.txt":
         count = len(v.merges or [])
         return [Section(f"merges ({count:,})", "merges file", "array", 0, n, 0, min(n, 1))]
+    sections = getattr(doc, "sections", None)  # a plug-in's table (tekken, vocab.txt)
+    if sections is not None:
+        return [Section(name, detail, "array", s, e, s, min(e, s + 1)) for name, detail, s, e in sections()]
     if idx.format == "tiktoken":
         return [Section(f"ranks ({len(v.tokens):,})", "tiktoken", "array", 0, n, 0, min(n, 1))]
     if idx.format == "vocab.json":

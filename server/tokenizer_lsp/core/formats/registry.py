@@ -54,6 +54,7 @@ SNIFF_BYTES = 65536
 # (each plug-in adds its own line: "gguf", "sentencepiece", "tekken", "wordpiece")
 FORMATS: dict[str, str] = {
     "sentencepiece": "sentencepiece",
+    "tekken": "tekken",
     "wordpiece": "wordpiece",
 }
 

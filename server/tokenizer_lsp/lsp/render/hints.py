@@ -44,17 +44,23 @@ def hints_in(idx: DocumentIndex, start: int, end: int, mode: str = "all") -> lis
     if mode == "off" or idx.vocab is None:
         return []
     out: list[Hint] = []
+    # a plug-in's table (tekken, vocab.txt): the id its library gives is what the text
+    # lacks, so every entry gets a hint naming it (a vocab.txt id is its line, never written)
+    by_id = getattr(idx.doc, "hover_lines", None) is not None
     for ref in idx.tokens_in(start, end, MAX_LITERALS):
         ps = pieces(idx, ref)
         for i, p in enumerate(ps):
             d = p.decoded
-            if p.role != "tiktoken" and d.text == p.token:
+            same = d.text == p.token
+            if p.role != "tiktoken" and same and not (by_id and mode == "all"):
                 continue
             if mode == "whitespace" and not _has_space_or_control(d.data):
                 continue
-            label = visible_text(clipped(d.data, MAX_LABEL * 4)[0]) or "∅"
+            label = "" if same else visible_text(clipped(d.data, MAX_LABEL * 4)[0]) or "∅"
             if len(label) > MAX_LABEL:
                 label = label[: MAX_LABEL - 1] + "…"
+            if by_id and p.token_id is not None:
+                label = f"{label} · id {p.token_id}" if label else f"id {p.token_id}"
             # the last piece of a literal sits after the literal (after its closing quote)
             at = ref.end if i == len(ps) - 1 else p.end
             head, left = clipped(d.data, 64)

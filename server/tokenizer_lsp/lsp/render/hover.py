@@ -14,6 +14,8 @@ def _label(p: Piece, idx: DocumentIndex) -> str:
     v = idx.vocab
     if p.role == "tiktoken":
         return "tiktoken token"
+    if getattr(idx.doc, "hover_lines", None) is not None:  # a plug-in's table: never matched literally
+        return "special token" if p.token in v.special else f"{idx.format} token"
     if p.token in v.added and p.token in v.special:
         return "special token (added token, matched literally)"
     if p.token in v.added:
@@ -71,6 +73,9 @@ def hover_markdown(idx: DocumentIndex, p: Piece) -> str:
                          f"so rank {p.token_id} is never used")
     if p.token != d.text:
         lines.append(f"- stored as: {code_span(_stored(p.token))}")
+    table_lines = getattr(idx.doc, "hover_lines", None)  # a plug-in's table: its library's id
+    if table_lines is not None:
+        lines.extend(table_lines(p.token_id))
     if p.role == "merge" and p.merge is not None:
         lines.extend(_merge_lines(idx, p))
     lines.extend(merge_lines(idx, p))  # once the navigation lookups are built

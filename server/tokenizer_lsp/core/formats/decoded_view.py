@@ -1,0 +1,108 @@
+"""The decoded view of a binary tokenizer file (`.model`, `.gguf`): a read-only text, one row
+per token (id, stored form, text, bytes, kind, type), that an editor shows instead of the
+bytes, and that the server serves like any table format (hover on a row, the file's
+findings on its rows) because its rows are spans of that text.
+
+The text starts with a header line naming the file, so the server knows a view by its
+content and reads the table from the file itself (GGUF: its metadata only, never its
+tensors); the editor never reads the file. The view the server builds must be the text the
+editor shows: both come from `view_text` of the same file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+import orjson
+
+from ..decoded_listing import text_row
+from ..decoding.utf8 import classify
+from . import registry
+from .table import TokenTable
+
+HEADER = "# tokenizer-lsp decoded view of "
+_SEP = " | "
+
+
+def _kind(plugin, table: TokenTable, row) -> str:
+    # the same rule as `decode` (cli/tables.py decoded_rows): a plug-in's row_kind, else
+    # BYTE rows byte-fallback, special rows special, the rest literal
+    kind_of = getattr(plugin, "row_kind", None)
+    if kind_of is not None:
+        return kind_of(table, row)
+    if row.type == "BYTE":
+        return "byte-fallback"
+    return "special" if row.special else "literal"
+
+
+def rows_and_spans(plugin, table: TokenTable, path: str) -> tuple[str, int, list[tuple[int, int]]]:
+    """(the view's text, its number of rows, each row's stored-form span in the text's UTF-8)."""
+    head = f"{HEADER}{path}{_SEP}{plugin.label}, {len(table.rows):,} tokens (read-only)\n"
+    head += f"# {'id':>5}  {'stored form':<20} {'text':<16} {'bytes':<24} kind{', type' if _typed(table) else ''}\n"
+    parts, spans = [head], []
+    at = len(head.encode("utf-8"))
+    for row in table.rows:
+        utf8 = classify(row.data)
+        token = row.token if _dumps_ok(row.token) else row.token.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        line = text_row({"id": row.id, "token": token, "bytes": row.data.hex(),
+                         "text": row.data.decode("utf-8") if utf8.value == "valid" else None,
+                         "utf8": utf8.value, "kind": _kind(plugin, table, row)})
+        if row.type is not None:
+            line += f", {row.type}"
+        stored = len(orjson.dumps(token))
+        start = at + len(f"{row.id:>7}  ")
+        spans.append((start, start + stored))
+        line += "\n"
+        parts.append(line)
+        at += len(line.encode("utf-8", "surrogatepass"))
+    return "".join(parts), len(table.rows), spans
+
+
+def _typed(table: TokenTable) -> bool:
+    return any(r.type is not None for r in table.rows[:1])
+
+
+def _dumps_ok(token: str) -> bool:
+    try:
+        orjson.dumps(token)
+        return True
+    except TypeError:  # a lone surrogate: no span (the row still shows)
+        return False
+
+
+def view_text(path: str) -> tuple[str, int]:
+    """(the decoded view of the file at `path`, its number of rows). Raises OSError,
+    table.FormatError, or ValueError for a file no plug-in reads."""
+    got = registry.read_table(path)
+    if got is None:
+        raise ValueError(f"{os.path.basename(path)}: not a file of a format plug-in ({registry.formats_read()})")
+    plugin, table = got
+    text, n, _ = rows_and_spans(plugin, table, os.path.abspath(path))
+    return text, n
+
+
+def view_path(data: bytes) -> str | None:
+    """The file a decoded view's text is of (None: not a view)."""
+    if not data.startswith(HEADER.encode()):
+        return None
+    line = data[len(HEADER): data.find(b"\n")].decode("utf-8", "replace")
+    path, sep, _ = line.rpartition(_SEP)
+    return path if sep and os.path.isabs(path) else None
+
+
+def view_table(data: bytes):
+    """(plug-in, the file's table with its rows' spans in this view's text) for the text of a
+    decoded view, or (plug-in, table, why not) when the text is not the view of the file as it
+    is now (changed on disk since it was opened): then no row has a span."""
+    path = view_path(data)
+    if path is None:
+        return None
+    got = registry.read_table(path)
+    if got is None:
+        raise ValueError(f"{os.path.basename(path)} is no longer a file of a format plug-in")
+    plugin, table = got
+    text, _, spans = rows_and_spans(plugin, table, path)
+    if text.encode("utf-8", "surrogatepass") != data:
+        return plugin, replace(table, spans=None), "the file changed since this view was made: reopen it"
+    return plugin, replace(table, spans=tuple(spans)), None

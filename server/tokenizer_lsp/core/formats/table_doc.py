@@ -1,0 +1,160 @@
+"""A text table format (tekken, WordPiece vocab.txt) as an editor document: the token table
+a plug-in read, shown through the index types every handler already serves (a Vocabulary
+and TokenRefs at the rows' spans), so hover, inlay hints, diagnostics, symbols and
+navigation work unchanged. Built once from the table, never changed.
+
+A row's key in the Vocabulary is what decodes to its bytes under the format's scheme:
+tekken's the base64 of its bytes (as a .tiktoken rank's, Scheme.RAW_BYTES), its special
+tokens added tokens (matched literally); a vocab.txt line its text (Scheme.WORDPIECE, `##`).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from bisect import bisect_right
+
+from ..decoding.tokens import Scheme
+from ..model import Finding, Vocabulary
+from .json_doc import TokenRef
+from .table import TableFinding, TokenTable
+
+# format -> (scheme, WordPiece prefix), for plug-ins that do not say (a plug-in's `scheme`)
+_SCHEMES = {"tekken": (Scheme.RAW_BYTES, ""), "wordpiece": (Scheme.WORDPIECE, "##")}
+
+
+# what a format's library makes of a row, for plug-ins without a `hover_note` of their own
+_NOTES = {
+    "wordpiece": lambda table, row: [f"- id {row.id} = line {row.id + 1}: BERT's ids are the 0-based lines"],
+}
+
+
+class TableDocument:
+    tables_ready = True  # everything is known from the table: no lookups to build later
+
+    def __init__(self, data: bytes, table: TokenTable, plugin) -> None:
+        self.data, self.table = data, table
+        self.format = table.format
+        self.label = plugin.label
+        self._plugin = plugin
+        scheme, prefix = _SCHEMES.get(table.format, (None, ""))
+        if scheme is None:  # the plug-in's style (a Scheme value: `.model`'s sentencepiece), per table if it varies
+            style = table.meta.get("style") or getattr(plugin, "style", None)
+            scheme = Scheme(style) if style in {s.value for s in Scheme} else Scheme.LITERAL
+        raw = scheme is Scheme.RAW_BYTES
+        tokens: dict[str, int] = {}
+        added: dict[str, int] = {}
+        special: set[str] = set()
+        self._ordinal_row: list[int] = []  # place in `tokens` -> row index
+        spans = table.spans or ()
+        refs: list[TokenRef] = []
+        for i, row in enumerate(table.rows):
+            # a special token of a raw-bytes table is matched literally (tekken's `<s>`)
+            literal = raw and row.special
+            key = row.token if not raw or literal else base64.b64encode(row.data).decode("ascii")
+            if row.special:
+                special.add(key)
+            if literal:
+                added.setdefault(key, row.id)
+                role = "added"
+            else:
+                if key not in tokens:
+                    tokens[key] = row.id
+                    self._ordinal_row.append(i)
+                role = "vocab"
+            span = spans[i] if i < len(spans) else None
+            if span is not None and 0 <= span[0] < span[1] <= len(data):
+                refs.append(TokenRef(span[0], span[1], role, key, row.id))
+        refs.sort(key=lambda r: r.start)
+        self._refs, self._starts = refs, [r.start for r in refs]
+        self.vocab = Vocabulary(scheme=scheme, tokens=tokens, added=added, special=special,
+                                subword_prefix=prefix, model_type=str(table.meta.get("model_type", "BPE")))
+
+    def build_tables(self) -> None:
+        pass
+
+    # ---- lookups by position ---------------------------------------------------------
+
+    def token_at(self, offset: int) -> TokenRef | None:
+        k = bisect_right(self._starts, offset) - 1
+        if k >= 0 and self._refs[k].start <= offset < self._refs[k].end:
+            return self._refs[k]
+        return None
+
+    def tokens_in(self, start: int, end: int, limit: int | None = None) -> list[TokenRef]:
+        k = bisect_right(self._starts, start - 1)
+        out = []
+        while k < len(self._refs) and self._refs[k].end <= end and (limit is None or len(out) < limit):
+            if self._refs[k].start >= start:
+                out.append(self._refs[k])
+            k += 1
+        return out
+
+    def vocab_span(self, ordinal: int) -> tuple[int, int] | None:
+        if not 0 <= ordinal < len(self._ordinal_row):
+            return None
+        spans = self.table.spans
+        row = self._ordinal_row[ordinal]
+        return spans[row] if spans is not None and row < len(spans) else None
+
+    def row_of_id(self, tid: int):
+        rows = self.table.rows
+        if 0 <= tid < len(rows) and rows[tid].id == tid:
+            return rows[tid]
+        return next((r for r in rows if r.id == tid), None)
+
+    # ---- findings --------------------------------------------------------------------
+
+    def findings(self) -> list[Finding]:
+        out = [self._located(f) for f in table_findings(self.table, self._plugin)]
+        out.sort(key=lambda f: f.start)
+        return out
+
+    def _located(self, f: TableFinding) -> Finding:
+        """A table finding at its span, else at its key's name in the text (`"default_vocab_size"`),
+        else at its row's span, else at the document's first line: always inside the text."""
+        n = len(self.data)
+        start, end = f.start, f.end
+        if start is None and f.key is not None:
+            m = re.search(b'"' + re.escape(f.key.rsplit(".", 1)[-1].encode()) + b'"', self.data)
+            if m is not None:
+                start, end = m.span()
+        if start is None and f.id is not None and self.table.spans is not None:
+            row = self.row_of_id(f.id)
+            span = self.table.spans[self.table.rows.index(row)] if row is not None else None
+            if span is not None:
+                start, end = span
+        if start is None or not 0 <= start <= end <= n:
+            first = self.data.find(b"\n")
+            start, end = 0, first if first > 0 else min(n, 1)
+        return Finding(f.code, start, end, f.message, f.level)
+
+    # ---- what the outline and hovers add ----------------------------------------------
+
+    def sections(self) -> list[tuple[str, str, int, int]]:
+        """(name, detail, start, end) of the file's parts: its rows as one section."""
+        spans = [s for s in (self.table.spans or ()) if s is not None]
+        n = len(self.data)
+        if not spans:
+            return [(f"{self.format} ({len(self.table.rows):,} tokens)", self.label, 0, n)]
+        return [(f"tokens ({len(self.table.rows):,})", self.label, min(s for s, _ in spans), max(e for _, e in spans))]
+
+    def hover_lines(self, token_id: int | None) -> list[str]:
+        """What the format's own library says of the row with this id."""
+        row = self.row_of_id(token_id) if token_id is not None else None
+        if row is None:
+            return []
+        note = getattr(self._plugin, "hover_note", None) or _NOTES.get(self.format)
+        lines = note(self.table, row) if note is not None else []
+        if row.type is not None:
+            lines.append(f"- type: {row.type}")
+        if row.score is not None:
+            lines.append(f"- score: {row.score:g}")
+        return lines
+
+
+def table_findings(table: TokenTable, plugin) -> list[TableFinding]:
+    """The table's findings, as `check` makes them (core/checks/tables.py)."""
+    from ..checks.tables import table_findings as findings
+
+    return findings(table, plugin)
