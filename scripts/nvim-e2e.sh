@@ -121,44 +121,15 @@ fi
 # cannot be asked to pull again (no workspace/diagnostic/refresh), so the set computed after
 # the open comes with its next pull, after an edit; these files are only opened.
 export E2E_MANIFEST="$ART/manifest.json"
-printf '%s\n' "${FILES[@]}" | E2E_NOTE="$NOTE" "$TOKENIZER_LSP_PYTHON" -c '
+printf '%s\n' "${FILES[@]}" | E2E_NOTE="$NOTE" E2E_ROOT="$ROOT" "$TOKENIZER_LSP_PYTHON" -c '
 import json, os, subprocess, sys
 CAP = 1000
 SUMMARISED = {"utf8-fragment", "not-byte-level", "merge-unknown-token", "merge-result-missing",
               "merge-malformed", "duplicate-token", "duplicate-id", "id-gap", "added-token-mismatch",
               "tiktoken-malformed"}
 files = []
-HEADER_LINES = 2  # the decoded view: its header line and its column titles, then one row per token
-SAMPLE = 997      # the rows compared: these ids and every SAMPLE-th one
-
-
-def sample(n, extra=()):
-    return sorted({0, 1, 2, 3, n - 1, *range(0, n, SAMPLE), *extra})
-
-
-def extra_facts(path, kind, literal):
-    """What the editor must show for the new formats, from the library of each format."""
-    if kind == "model":
-        import sentencepiece
-        sp = sentencepiece.SentencePieceProcessor(model_file=path)
-        n = sp.get_piece_size()
-        the = sp.piece_to_id("\u2581the")
-        byte_ids = [i for i in range(n) if sp.is_byte(i)]
-        return {"size": n, "header_lines": HEADER_LINES,
-                "rows": [{"id": i, "piece": sp.id_to_piece(i)} for i in sample(n, [the, *byte_ids[:3]])],
-                "hover": {"id": the, "piece": sp.id_to_piece(the),
-                          "hex": " ".join(f"{b:02X}" for b in sp.id_to_piece(the).replace("\u2581", " ").encode())},
-                "fragments": [i for i in byte_ids if int(sp.id_to_piece(i)[3:5], 16) >= 0x80]}
-    if kind == "gguf":
-        import gguf
-        field = gguf.GGUFReader(path).fields["tokenizer.ggml.tokens"]
-        tokens = [bytes(field.parts[i]).decode("utf-8") for i in field.data]
-        return {"size": len(tokens), "header_lines": HEADER_LINES,
-                "rows": [{"id": i, "piece": tokens[i]} for i in sample(len(tokens))]}
-    if kind == "wordpiece":
-        from tokenizers.models import WordPiece
-        return {"id": WordPiece.read_file(path)[literal]}
-    return None
+sys.path.insert(0, os.path.join(os.environ["E2E_ROOT"], "tests", "editors"))
+from format_facts import facts as extra_facts  # the new formats, from their own libraries
 
 
 kinds = os.environ.get("E2E_KINDS", "").split()
@@ -166,7 +137,7 @@ for row in sys.stdin.read().splitlines():
     path, filetype, kind, literal, *flags = row.split(";")
     if kinds and kind not in kinds:
         continue
-    facts = extra_facts(path, kind, literal)
+    facts = extra_facts(kind, path, literal)
     if facts is not None:
         files.append({"path": path, "filetype": filetype, "kind": kind, "literal": literal,
                       "big": "big" in flags, **facts})
