@@ -167,9 +167,11 @@ local function get_clients(filter)
   return (vim.lsp.get_clients or vim.lsp.get_active_clients)(filter)
 end
 
--- the running client for this buffer's folder (any of ours when none has it as its root),
--- else a new one; not attached to the buffer
+-- the client attached to this buffer, else the running one for its folder (any of ours when
+-- none has it as its root), else a new one; not attached to the buffer
 local function client_for(bufnr)
+  local attached = get_clients({ name = view.name, bufnr = bufnr })[1]
+  if attached then return attached end
   local root = root_of(bufnr)
   local any
   for _, c in ipairs(get_clients({ name = view.name })) do
@@ -243,16 +245,16 @@ local function view_buffer(bufnr)
 end
 
 -- fill `bufnr` with the view of `path` (the file on disk), then attach the client to it
--- (didOpen carries the whole view) when `attach`
-local function fill(bufnr, path, attach, done)
+-- (didOpen carries the whole view) when `attach`; the server is the one of buffer `from`
+-- (default `bufnr`): a text file's listing comes from the server that has it open
+local function fill(bufnr, path, attach, from)
   local function fail(msg)
     if vim.api.nvim_buf_is_valid(bufnr) then
       set_text(bufnr, { '# tokenizer-lsp: ' .. vim.fn.fnamemodify(path, ':t') .. ': ' .. msg:gsub('\n', ' ') })
     end
     vim.notify('tokenizer-lsp: ' .. msg, vim.log.levels.ERROR)
-    if done then done(msg) end
   end
-  local client, err = client_for(bufnr)
+  local client, err = client_for(from or bufnr)
   if not client then return fail(err) end
   set_text(bufnr, { '# tokenizer-lsp: decoding ' .. vim.fn.fnamemodify(path, ':t') .. '…' })
   request_view(client, bufnr, path, function(e, result)
@@ -265,7 +267,6 @@ local function fill(bufnr, path, attach, done)
     end
     set_text(bufnr, lines)
     if attach then vim.lsp.buf_attach_client(bufnr, client.id) end
-    if done then done(nil, result) end
   end)
 end
 
@@ -287,6 +288,8 @@ function M.show_decoded(file)
     end
     return vim.cmd('edit ' .. vim.fn.fnameescape(path))
   end
+  local from = vim.fn.bufnr(path)
+  if from == -1 then from = vim.api.nvim_get_current_buf() end
   local name = 'tokenizer-lsp-decoded://' .. path
   local buf = vim.fn.bufnr(name)
   if buf == -1 then
@@ -296,7 +299,7 @@ function M.show_decoded(file)
   view_buffer(buf)
   vim.api.nvim_win_set_buf(0, buf)
   -- the listing of a text file is not a view the server serves: not attached
-  fill(buf, path, false)
+  fill(buf, path, false, from)
 end
 
 --- Binary files open as their decoded view; :TokenizerDecoded.  opts.config: the client
