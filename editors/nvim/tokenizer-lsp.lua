@@ -163,18 +163,23 @@ function M.is_binary(path)
   return name:match('%.model$') ~= nil or name:match('%.model%.v%d+$') ~= nil or name:match('%.gguf$') ~= nil
 end
 
-local function get_clients(filter)
-  return (vim.lsp.get_clients or vim.lsp.get_active_clients)(filter)
+-- our clients (attached to `bufnr` when given); filtered here: 0.7's get_active_clients has no filter
+local function get_clients(bufnr)
+  local out = {}
+  for _, c in ipairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
+    if c.name == view.name and (bufnr == nil or vim.lsp.buf_is_attached(bufnr, c.id)) then out[#out + 1] = c end
+  end
+  return out
 end
 
 -- the client attached to this buffer, else the running one for its folder (any of ours when
 -- none has it as its root), else a new one; not attached to the buffer
 local function client_for(bufnr)
-  local attached = get_clients({ name = view.name, bufnr = bufnr })[1]
+  local attached = get_clients(bufnr)[1]
   if attached then return attached end
   local root = root_of(bufnr)
   local any
-  for _, c in ipairs(get_clients({ name = view.name })) do
+  for _, c in ipairs(get_clients()) do
     if not (c.is_stopped and c:is_stopped()) then
       if c.config.root_dir == root then return c end
       any = any or c
