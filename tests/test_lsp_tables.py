@@ -181,3 +181,21 @@ def test_binary_globs_are_the_clients():
     package = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
     (editor,) = package["contributes"]["customEditors"]
     assert [s["filenamePattern"] for s in editor["selector"]] == RULES["binaryPatterns"]
+
+
+async def test_decoded_vocabulary_of_an_open_tekken_file(client: LanguageClient, tmp_path):
+    obj = synthetic()
+    path = tmp_path / "tekken.json"
+    text = json.dumps(obj, indent=2)
+    path.write_text(text, encoding="utf-8")
+    tk = tekken.Tekkenizer.from_file(path)
+    await open_doc(client, path.as_uri(), text)
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "tokenizer-lsp.decodedVocabulary", [path.as_uri()]))
+    assert result["rows"] == tk.n_words
+    rows = result["text"].split("\n")[2:]
+    for tid in (0, 1, N_SPECIAL + 65, N_SPECIAL + 259):
+        cells = rows[tid].split()
+        assert cells[0] == str(tid)
+        piece = tk.id_to_byte_piece(tid, SpecialTokenPolicy.KEEP)
+        assert piece.hex(" ").upper() in rows[tid]

@@ -9,8 +9,6 @@ default_vocab_size - default_num_special_tokens of `vocab` (the rest are cut off
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Iterator
 
 from ..decoding.display import hex_head
@@ -49,21 +47,19 @@ def _at(table, i: int) -> dict:
     return {"id": n + i, "start": span[0] if span else None, "end": span[1] if span else None}
 
 
-def _bytes(b64: str) -> bytes | None:
-    try:
-        return base64.b64decode(b64, validate=True)
-    except (binascii.Error, ValueError):
-        return None
+def _data(table, i: int) -> bytes:
+    """The bytes of used vocab entry i (decoded once, by the reader)."""
+    return table.rows[table.meta["default_num_special_tokens"] + i].data
 
 
 def tekken_rank(table) -> Iterator[TableFinding]:
     for i in range(_used(table)):
-        rank, b64, _ = table.entries[i]
+        rank = table.entries[i][0]
         if rank != i:
             yield TableFinding("tekken-rank", f"vocab entry {i} has rank {rank!r}: mistral-common asserts that "
                                "each entry's rank is its place and refuses the file", **_at(table, i))
-        elif i < 256 and _bytes(b64) != bytes([i]):
-            data = _bytes(b64) or b""
+        elif i < 256 and _data(table, i) != bytes([i]):
+            data = _data(table, i)
             yield TableFinding("tekken-rank", f"rank {i} holds {hex_head(data) if data else 'no bytes'}: the first "
                                f"256 ranks must be the single bytes 00..FF in order (this one {i:02X}); "
                                "mistral-common refuses the file", **_at(table, i))
@@ -74,9 +70,7 @@ def tekken_token_str(table) -> Iterator[TableFinding]:
         _, b64, token_str = table.entries[i]
         if token_str is None:
             continue
-        data = _bytes(b64)
-        if data is None:
-            continue
+        data = _data(table, i)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -93,9 +87,7 @@ def duplicate_bytes(table) -> Iterator[TableFinding]:
     the shared duplicate-token check's)."""
     seen: dict[bytes, int] = {}
     for i in range(_used(table)):
-        data = _bytes(table.entries[i][1])
-        if data is None:
-            continue
+        data = _data(table, i)
         first = seen.setdefault(data, i)
         if first != i and table.entries[first][2] != table.entries[i][2]:
             yield TableFinding("duplicate-token", f"the bytes {hex_head(data) if data else '(empty)'} of rank {i} "

@@ -10,17 +10,37 @@ tokens added tokens (matched literally); a vocab.txt line its text (Scheme.WORDP
 
 from __future__ import annotations
 
-import base64
+import binascii
 import re
-from bisect import bisect_right
+from array import array
+from bisect import bisect_left, bisect_right
 
-from ..decoding.tokens import Scheme
+from ..decoding.tokens import Decoded, Scheme
+from ..decoding.utf8 import classify
 from ..model import Finding, Vocabulary
 from .json_doc import TokenRef
 from .table import TableFinding, TokenTable
 
 # format -> (scheme, WordPiece prefix), for plug-ins that do not say (a plug-in's `scheme`)
 _SCHEMES = {"tekken": (Scheme.RAW_BYTES, ""), "wordpiece": (Scheme.WORDPIECE, "##")}
+
+
+class TableVocabulary(Vocabulary):
+    """A table's Vocabulary: a token's bytes are its row's, as the plug-in read them (a GGUF's
+    spelling depends on its tokenizer model, which no one scheme says); the kind and the
+    WordPiece prefix come from the scheme."""
+
+    row_of_id = None  # id -> TableRow, set by the TableDocument
+
+    def decode(self, token: str, in_vocab: bool = True) -> Decoded:
+        d = super().decode(token, in_vocab)
+        tid = self.tokens.get(token) if in_vocab else None
+        if tid is None:
+            tid = self.added.get(token)
+        row = self.row_of_id(tid) if tid is not None and self.row_of_id is not None else None
+        if row is None or row.data == d.data:
+            return d
+        return Decoded(row.data, d.kind, classify(row.data), d.continues, d.ends_word)
 
 
 # what a format's library makes of a row, for plug-ins without a `hover_note` of their own
@@ -32,11 +52,14 @@ _NOTES = {
 class TableDocument:
     tables_ready = True  # everything is known from the table: no lookups to build later
 
-    def __init__(self, data: bytes, table: TokenTable, plugin) -> None:
+    def __init__(self, data: bytes, table: TokenTable, plugin, view: bool = False) -> None:
         self.data, self.table = data, table
+        # a binary file's decoded view (decoded_view.py) shows each row's text and id in its
+        # columns already: no inlay hints there
+        self.hints = not view
         self.format = table.format
         self.label = plugin.label
-        self._plugin = plugin
+        self.plugin = plugin
         scheme, prefix = _SCHEMES.get(table.format, (None, ""))
         if scheme is None:  # the plug-in's style (a Scheme value: `.model`'s sentencepiece), per table if it varies
             style = table.meta.get("style") or getattr(plugin, "style", None)
@@ -47,28 +70,40 @@ class TableDocument:
         special: set[str] = set()
         self._ordinal_row: list[int] = []  # place in `tokens` -> row index
         spans = table.spans or ()
-        refs: list[TokenRef] = []
+        # the rows' literals, by start: TokenRefs are made when asked (131k of them took
+        # seconds to build for tekken, where a hover needs one)
+        placed: list[tuple[int, int, int]] = []  # (start, end, row index)
+        b64 = binascii.b2a_base64
         for i, row in enumerate(table.rows):
             # a special token of a raw-bytes table is matched literally (tekken's `<s>`)
             literal = raw and row.special
-            key = row.token if not raw or literal else base64.b64encode(row.data).decode("ascii")
+            key = row.token if not raw or literal else b64(row.data, newline=False).decode("ascii")
             if row.special:
                 special.add(key)
             if literal:
                 added.setdefault(key, row.id)
-                role = "added"
-            else:
-                if key not in tokens:
-                    tokens[key] = row.id
-                    self._ordinal_row.append(i)
-                role = "vocab"
+            elif key not in tokens:
+                tokens[key] = row.id
+                self._ordinal_row.append(i)
             span = spans[i] if i < len(spans) else None
             if span is not None and 0 <= span[0] < span[1] <= len(data):
-                refs.append(TokenRef(span[0], span[1], role, key, row.id))
-        refs.sort(key=lambda r: r.start)
-        self._refs, self._starts = refs, [r.start for r in refs]
-        self.vocab = Vocabulary(scheme=scheme, tokens=tokens, added=added, special=special,
-                                subword_prefix=prefix, model_type=str(table.meta.get("model_type", "BPE")))
+                placed.append((span[0], span[1], i))
+        if any(a[0] > b[0] for a, b in zip(placed, placed[1:])):
+            placed.sort()
+        # three arrays, not a tuple per row (131k of them held 15 MB for tekken)
+        self._starts = array("q", (p[0] for p in placed))
+        self._ends = array("q", (p[1] for p in placed))
+        self._rows = array("q", (p[2] for p in placed))
+        self._raw = raw
+        self.vocab = TableVocabulary(scheme=scheme, tokens=tokens, added=added, special=special,
+                                     subword_prefix=prefix, model_type=str(table.meta.get("model_type", "BPE")))
+        self.vocab.row_of_id = self.row_of_id
+
+    def _ref(self, k: int) -> TokenRef:
+        row = self.table.rows[self._rows[k]]
+        literal = self._raw and row.special
+        key = row.token if not self._raw or literal else binascii.b2a_base64(row.data, newline=False).decode("ascii")
+        return TokenRef(self._starts[k], self._ends[k], "added" if literal else "vocab", key, row.id)
 
     def build_tables(self) -> None:
         pass
@@ -77,16 +112,15 @@ class TableDocument:
 
     def token_at(self, offset: int) -> TokenRef | None:
         k = bisect_right(self._starts, offset) - 1
-        if k >= 0 and self._refs[k].start <= offset < self._refs[k].end:
-            return self._refs[k]
+        if k >= 0 and self._starts[k] <= offset < self._ends[k]:
+            return self._ref(k)
         return None
 
     def tokens_in(self, start: int, end: int, limit: int | None = None) -> list[TokenRef]:
-        k = bisect_right(self._starts, start - 1)
+        k = bisect_left(self._starts, start)
         out = []
-        while k < len(self._refs) and self._refs[k].end <= end and (limit is None or len(out) < limit):
-            if self._refs[k].start >= start:
-                out.append(self._refs[k])
+        while k < len(self._starts) and self._ends[k] <= end and (limit is None or len(out) < limit):
+            out.append(self._ref(k))
             k += 1
         return out
 
@@ -106,7 +140,7 @@ class TableDocument:
     # ---- findings --------------------------------------------------------------------
 
     def findings(self) -> list[Finding]:
-        out = [self._located(f) for f in table_findings(self.table, self._plugin)]
+        out = [self._located(f) for f in table_findings(self.table, self.plugin)]
         out.sort(key=lambda f: f.start)
         return out
 
@@ -144,7 +178,7 @@ class TableDocument:
         row = self.row_of_id(token_id) if token_id is not None else None
         if row is None:
             return []
-        note = getattr(self._plugin, "hover_note", None) or _NOTES.get(self.format)
+        note = getattr(self.plugin, "hover_note", None) or _NOTES.get(self.format)
         lines = note(self.table, row) if note is not None else []
         if row.type is not None:
             lines.append(f"- type: {row.type}")

@@ -19,7 +19,7 @@ import asyncio
 from ...core import hooks
 from ...core.decoded_listing import listing
 from ...core.formats import registry
-from ...core.formats.decoded_view import view_text
+from ...core.formats.decoded_view import rows_and_spans, view_text
 from ...core.formats.table import FormatError
 from ..handlers.lsp_types import JsonResult
 from ..session import uri_to_path
@@ -38,6 +38,10 @@ async def run(ls, arguments: list):
             raise CommandError(f"{uri.rsplit('/', 1)[-1]}: {e}") from None
         return JsonResult({"text": text, "rows": rows})
     _, idx, _ = await open_tokenizer(ls, arguments, NAME)
+    table = getattr(idx.doc, "table", None)
+    if table is not None and idx.path:  # an open tekken or vocab.txt: its rows as `decode` gives them
+        text, rows, _ = await asyncio.to_thread(rows_and_spans, idx.doc.plugin, table, idx.path)
+        return JsonResult({"text": text, "rows": rows})
     text, rows = await asyncio.to_thread(lambda: hooks.beside(listing, idx).result())
     return JsonResult({"text": text, "rows": rows})
 

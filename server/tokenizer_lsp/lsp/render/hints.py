@@ -41,7 +41,7 @@ MAX_LITERALS = 5000
 
 
 def hints_in(idx: DocumentIndex, start: int, end: int, mode: str = "all") -> list[Hint]:
-    if mode == "off" or idx.vocab is None:
+    if mode == "off" or idx.vocab is None or not getattr(idx.doc, "hints", True):
         return []
     out: list[Hint] = []
     # a plug-in's table (tekken, vocab.txt): the id its library gives is what the text
