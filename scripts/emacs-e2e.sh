@@ -20,7 +20,11 @@
 # and id; the textDocument/inlayHint answer and eglot's painted overlay put ␣the right after
 # the literal; a hover on vocab.bpe shows the merge; M-. (xref-find-definitions) on the merge
 # part "Ġt" of vocab.bpe lands in encoder.json on the key "\u0120t" (position found in the
-# file's text, artifacts/emacs/definition.txt).  Then Emacs in tmux (-nw): after one key,
+# file's text, artifacts/emacs/definition.txt); Mistral's .model.v3 visits as the server's
+# decoded view (rows = sentencepiece's id_to_piece, hover on the row of ▁the, utf8-fragment on
+# the byte pieces 0x80-0xFF), a .gguf is never read by Emacs, all-MiniLM's vocab.txt hovers
+# with id = line (tokenizers' WordPiece); facts from tests/editors/format_facts.py.
+# Then Emacs in tmux (-nw): after one key,
 # as a user would, the hint must be on the screen (tmux capture-pane).
 # Logs (eglot events, server stderr, *Messages*, diagnostics, hover text, the screen) go to
 # artifacts/emacs/.
@@ -134,6 +138,17 @@ else
 fi
 rm -rf "$ART"
 mkdir -p "$ART"
+# Binary files open as the server's decoded view, and a WordPiece vocab.txt: what each must
+# show, worked out by the format's own library (sentencepiece, gguf, tokenizers)
+facts() { # VAR_FILE VAR_FACTS KIND PATH [TOKEN]
+  [[ -f $4 ]] || { step "no $4: its check is left out"; return 0; }
+  "$TOKENIZER_LSP_PYTHON" "$ROOT/tests/editors/format_facts.py" "$3" "$4" "${5:-}" >"$ART/facts-$3.json" ||
+    { echo "emacs-e2e: format_facts.py $3 $4 failed" >&2; exit 2; }
+  export "$1=$4" "$2=$ART/facts-$3.json"
+}
+facts E2E_MODEL E2E_MODEL_FACTS model "$CORPUS/mistral-spm/mistral_instruct_tokenizer_240323.model.v3"
+facts E2E_GGUF E2E_GGUF_FACTS gguf "$CORPUS/gguf/ggml-vocab-llama-spm.gguf"
+facts E2E_VOCAB_TXT E2E_VOCAB_FACTS wordpiece "$CORPUS/all-minilm-l6-v2/vocab.txt" the
 # Emacs must not read or write the user's ~/.emacs.d
 E2E_HOME="$(mktemp -d)"
 trap 'rm -rf "$E2E_HOME"' EXIT

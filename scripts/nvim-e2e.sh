@@ -15,12 +15,16 @@
 #                           module   ~/.config/nvim/lua/tokenizer-lsp.lua + require(...).setup()
 #                           lsp-dir  ~/.config/nvim/lsp/tokenizer_lsp.lua + vim.lsp.enable(...)
 #   E2E_SKIP_SETUP=1      install nothing (fail if no Neovim 0.11 is there)
+#   E2E_KINDS             only these kinds of file (default: all): vocab merges model gguf wordpiece
 #
 # Each route is one headless Neovim with a HOME of its own holding the README's files (the
 # server command `tokenizer-lsp` is a wrapper on PATH running $TOKENIZER_LSP_PYTHON -m
 # tokenizer_lsp) that opens, in turn, OpenAI's GPT-2 encoder.json (one 1 MB line, 344 UTF-8
-# fragment tokens), vocab.bpe and whisper's merges.txt, and (first route only) Qwen3's
-# tokenizer.json (11 MB, 1448 findings: more than the server's maxPerFile of 1000).
+# fragment tokens), vocab.bpe and whisper's merges.txt, (first route only) Qwen3's
+# tokenizer.json (11 MB, 1448 findings: more than the server's maxPerFile of 1000), then
+# Mistral's SentencePiece .model.v3 and a vocab-only .gguf (binary: they open as the server's
+# decoded view, checked against sentencepiece's id_to_piece / the gguf package's tokens, both
+# read here) and all-MiniLM's WordPiece vocab.txt (hover id = line = tokenizers' WordPiece).
 # tests/editors/nvim011-e2e.lua checks, per file: the client attaches with the right filetype;
 # vim.diagnostic.get(bufnr) holds every finding ONCE (no two with the same range, message and
 # code: a server that both pushes and answers pulls shows each twice in Neovim 0.11) and as
@@ -92,6 +96,11 @@ if [[ -f "$CORPUS/gpt2-openai/encoder.json" ]]; then
     "$CORPUS/whisper-gpt2/merges.txt;bpemerges;merges;"
     "$CORPUS/qwen3/tokenizer.json;json;vocab;\"Ġthe\";big"
   )
+  # binary files (open as their decoded view) and a WordPiece vocab.txt, when the corpus has them
+  [[ -f "$CORPUS/mistral-spm/mistral_instruct_tokenizer_240323.model.v3" ]] &&
+    FILES+=("$CORPUS/mistral-spm/mistral_instruct_tokenizer_240323.model.v3;tokenizerview;model;")
+  [[ -f "$CORPUS/gguf/ggml-vocab-llama-spm.gguf" ]] && FILES+=("$CORPUS/gguf/ggml-vocab-llama-spm.gguf;tokenizerview;gguf;")
+  [[ -f "$CORPUS/all-minilm-l6-v2/vocab.txt" ]] && FILES+=("$CORPUS/all-minilm-l6-v2/vocab.txt;wordpiece;wordpiece;the")
   NOTE="corpus $CORPUS"
 elif [[ -f "$ROOT/examples/gpt2-style/vocab.json" ]]; then
   step "no corpus at $CORPUS: using examples/ (small generated files) instead"
@@ -112,15 +121,28 @@ fi
 # cannot be asked to pull again (no workspace/diagnostic/refresh), so the set computed after
 # the open comes with its next pull, after an edit; these files are only opened.
 export E2E_MANIFEST="$ART/manifest.json"
-printf '%s\n' "${FILES[@]}" | E2E_NOTE="$NOTE" "$TOKENIZER_LSP_PYTHON" -c '
+printf '%s\n' "${FILES[@]}" | E2E_NOTE="$NOTE" E2E_ROOT="$ROOT" "$TOKENIZER_LSP_PYTHON" -c '
 import json, os, subprocess, sys
 CAP = 1000
 SUMMARISED = {"utf8-fragment", "not-byte-level", "merge-unknown-token", "merge-result-missing",
               "merge-malformed", "duplicate-token", "duplicate-id", "id-gap", "added-token-mismatch",
               "tiktoken-malformed"}
 files = []
+sys.path.insert(0, os.path.join(os.environ["E2E_ROOT"], "tests", "editors"))
+from format_facts import facts as extra_facts  # the new formats, from their own libraries
+
+
+kinds = os.environ.get("E2E_KINDS", "").split()
 for row in sys.stdin.read().splitlines():
     path, filetype, kind, literal, *flags = row.split(";")
+    if kinds and kind not in kinds:
+        continue
+    facts = extra_facts(kind, path, literal)
+    if facts is not None:
+        files.append({"path": path, "filetype": filetype, "kind": kind, "literal": literal,
+                      "big": "big" in flags, **facts})
+        print(f"[nvim-e2e] {path}: {kind}", file=sys.stderr)
+        continue
     out = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json",
                           "--severity", "unreachable-token=off", path],
                          capture_output=True, text=True)
@@ -157,12 +179,14 @@ setup_home() { # ROUTE HOME: the user's files as the README's Neovim section say
       printf '%s\n' "require('tokenizer-lsp').setup()" >"$cfg/init.lua"
       ;;
     lsp-dir)
-      mkdir -p "$cfg/lsp"
+      mkdir -p "$cfg/lsp" "$cfg/lua"
       cp "$ROOT/editors/nvim/lsp/tokenizer_lsp.lua" "$cfg/lsp/"
+      cp "$ROOT/editors/nvim/tokenizer-lsp.lua" "$cfg/lua/"  # for the decoded views
       cat >"$cfg/init.lua" <<'EOF'
 vim.lsp.enable('tokenizer_lsp')
 vim.filetype.add({ extension = { tiktoken = 'tiktoken' },
-  filename = { ['merges.txt'] = 'bpemerges', ['vocab.bpe'] = 'bpemerges' } })
+  filename = { ['merges.txt'] = 'bpemerges', ['vocab.bpe'] = 'bpemerges', ['vocab.txt'] = 'wordpiece' } })
+require('tokenizer-lsp').decoded_views()
 vim.api.nvim_create_autocmd('LspAttach', { callback = function(ev)
   local c = vim.lsp.get_client_by_id(ev.data.client_id)
   if c and c.name == 'tokenizer_lsp' then vim.lsp.inlay_hint.enable(true, { bufnr = ev.buf }) end

@@ -25,6 +25,10 @@
 ;;   E2E_HEX               its bytes, e.g. 20 74 68 65
 ;;   E2E_FRAGMENTS         expected number of utf8-fragment diagnostics (optional)
 ;;   E2E_MERGES            a merges file beside a vocabulary (optional)
+;;   E2E_MODEL, E2E_MODEL_FACTS   a SentencePiece .model and what its view must show (optional)
+;;   E2E_GGUF, E2E_GGUF_FACTS     a .gguf and its tokens (optional)
+;;   E2E_VOCAB_TXT, E2E_VOCAB_FACTS  a WordPiece vocab.txt, a token and its id (optional)
+;;   (the facts: JSON from tests/editors/format_facts.py, each format's own library)
 ;;   E2E_ARTIFACTS         where logs go
 ;;   E2E_TIMEOUT           seconds to wait for each asynchronous answer (default 60)
 
@@ -243,6 +247,132 @@ Returns (OK . DETAIL)."
                     (if err (format ", error %S" err) "")
                     (file-name-nondirectory vocab-file) (car want) (cdr want) secs)))))
 
+;;;; binary files and vocab.txt (the formats of issues 25 and 27)
+
+(defun e2e--facts (var)
+  "The facts file named by environment variable VAR (JSON written by format_facts.py), or nil."
+  (let ((f (getenv var)))
+    (and f (file-readable-p f)
+         (with-temp-buffer
+           (let ((coding-system-for-read 'utf-8)) (insert-file-contents f))
+           (json-parse-buffer :object-type 'plist :array-type 'list)))))
+
+(defun e2e--row (n)
+  "(ID . STORED-FORM) of the decoded view's line N (1-based) in this buffer, or nil."
+  (save-excursion
+    (goto-char (point-min))
+    (forward-line (1- n))
+    (when (looking-at " *\\([0-9]+\\) +\\(\"\\(?:[^\"\\\\]\\|\\\\.\\)*\"\\)")
+      (cons (string-to-number (match-string 1))
+            (ignore-errors (json-parse-string (match-string 2)))))))
+
+(defun e2e--rows-differ (facts)
+  "Rows of FACTS (:rows, :header_lines) that this view does not show, as text (nil: none)."
+  (let ((header (plist-get facts :header_lines)) bad)
+    (dolist (r (plist-get facts :rows))
+      (let ((got (e2e--row (+ header (plist-get r :id) 1))))
+        (unless (and got (= (car got) (plist-get r :id)) (equal (cdr got) (plist-get r :piece)))
+          (push (format "row %d: %S (want %S)" (plist-get r :id) got (plist-get r :piece)) bad))))
+    (and bad (mapconcat #'identity (nreverse bad) "; "))))
+
+(defun e2e--wait-view ()
+  "Wait until this buffer holds more than the \"decoding…\" line; its first line."
+  (e2e--wait (lambda ()
+               (save-excursion
+                 (goto-char (point-min))
+                 (and (> (buffer-size) 0) (not (looking-at ".*decoding"))))))
+  (save-excursion (goto-char (point-min)) (buffer-substring-no-properties (point) (line-end-position))))
+
+(defun e2e--fragment-rows ()
+  "Ids of the view rows that Flymake marks utf8-fragment, sorted."
+  (sort (delq nil (mapcar (lambda (d)
+                            (when (equal (plist-get (alist-get 'eglot-lsp-diag (flymake-diagnostic-data d)) :code)
+                                         "utf8-fragment")
+                              (car (e2e--row (line-number-at-pos (flymake-diagnostic-beg d))))))
+                          (flymake-diagnostics (point-min) (point-max))))
+        #'<))
+
+(defun e2e--binary-checks ()
+  "The .model (E2E_MODEL + E2E_MODEL_FACTS), .gguf (E2E_GGUF + E2E_GGUF_FACTS) and vocab.txt
+(E2E_VOCAB_TXT + E2E_VOCAB_FACTS) checks, each when its variables are set."
+  (let ((model (getenv "E2E_MODEL")) (facts (e2e--facts "E2E_MODEL_FACTS")) buf first)
+    (when (and model facts)
+      (e2e-check "binary .model: visiting it shows the server's decoded view, read-only, never the bytes"
+        (setq buf (e2e--open model))
+        (with-current-buffer buf
+          (setq first (e2e--wait-view))
+          (cons (and (eq major-mode 'tokenizer-decoded-mode) (eglot-current-server)
+                     (string-prefix-p (concat "# tokenizer-lsp decoded view of " model) first)
+                     buffer-read-only (not (buffer-modified-p))
+                     (= (count-lines (point-min) (point-max))
+                        (+ (plist-get facts :header_lines) (plist-get facts :size))))
+                (format "mode %s, read-only %s, modified %s, %d lines (want %d + %d); line 1: %s"
+                        major-mode buffer-read-only (buffer-modified-p) (count-lines (point-min) (point-max))
+                        (plist-get facts :header_lines) (plist-get facts :size) (e2e--short first 100)))))
+      (when (buffer-live-p buf)
+        (with-current-buffer buf
+          (e2e-check (format "binary .model: rows equal SentencePieceProcessor.id_to_piece (%d ids)"
+                             (length (plist-get facts :rows)))
+            (let ((bad (e2e--rows-differ facts)))
+              (cons (null bad) bad)))
+          (let* ((hover (plist-get facts :hover))
+                 (line (+ (plist-get facts :header_lines) (plist-get hover :id) 1)))
+            (e2e-check (format "binary .model: hover on the row of %s shows id %d and bytes %s"
+                               (plist-get hover :piece) (plist-get hover :id) (plist-get hover :hex))
+              (let ((info (save-excursion
+                            (goto-char (point-min)) (forward-line (1- line))
+                            (search-forward "\"")
+                            (e2e--hover-at (1+ (point))))))
+                (e2e--write "hover-model.txt" (insert (or info "(none)")))
+                (cons (and info (string-match-p (format "id %d\\_>" (plist-get hover :id)) info)
+                           (string-search (plist-get hover :hex) info))
+                      (concat (e2e--short info 200) (e2e--retried))))))
+          (e2e-check (format "binary .model: utf8-fragment on the rows of the %d byte pieces 0x80-0xFF"
+                             (length (plist-get facts :fragments)))
+            (let ((want (plist-get facts :fragments)) got)
+              (e2e--wait (lambda () (flymake-start) (equal (setq got (e2e--fragment-rows)) want)))
+              (cons (equal got want)
+                    (format "%d Flymake diagnostics; fragment rows %s" (length (flymake-diagnostics))
+                            (e2e--short (format "%S" got) 80)))))))))
+
+  (let ((file (getenv "E2E_GGUF")) (facts (e2e--facts "E2E_GGUF_FACTS")) buf first)
+    (when file
+      (e2e-check "binary .gguf: not read by Emacs: the buffer holds the server's answer, no byte of the file"
+        (setq buf (e2e--open file))
+        (with-current-buffer buf
+          (setq first (e2e--wait-view))
+          (cons (and (eq major-mode 'tokenizer-decoded-mode) (string-prefix-p "# tokenizer-lsp" first)
+                     (not (save-excursion (goto-char (point-min))
+                                          (let ((case-fold-search nil)) ; the magic, not the name
+                                            (search-forward "GGUF" (line-end-position 3) t)))))
+                (format "mode %s, %d lines, line 1: %s" major-mode (count-lines (point-min) (point-max))
+                        (e2e--short first 160)))))
+      (when (and (buffer-live-p buf) facts)
+        (with-current-buffer buf
+          (if (string-search "decoded view of" first)
+              (e2e-check (format "binary .gguf: %d rows, equal to the gguf package's tokens" (plist-get facts :size))
+                (let ((bad (e2e--rows-differ facts)))
+                  (cons (and (null bad) (= (count-lines (point-min) (point-max))
+                                           (+ (plist-get facts :header_lines) (plist-get facts :size))))
+                        bad)))
+            (princ (format "note: the server gives no view of a GGUF on this branch (%s)\n" (e2e--short first 120))))))))
+
+  (let ((file (getenv "E2E_VOCAB_TXT")) (facts (e2e--facts "E2E_VOCAB_FACTS")))
+    (when (and file facts)
+      (e2e-check (format "vocab.txt: tokenizer-wordpiece-mode + eglot; hover on %S names id %d (WordPiece.read_file) = its line"
+                         (plist-get facts :token) (plist-get facts :id))
+        (let ((buf (e2e--open file)) lnum info)
+          (with-current-buffer buf
+            (goto-char (point-min))
+            (when (re-search-forward (concat "^" (regexp-quote (plist-get facts :token)) "$") nil t)
+              (setq lnum (1- (line-number-at-pos)))
+              (setq info (e2e--hover-at (line-beginning-position))))
+            (e2e--write "hover-vocab-txt.txt" (insert (or info "(none)")))
+            (cons (and (eq major-mode 'tokenizer-wordpiece-mode) (eglot-current-server)
+                       lnum (= lnum (plist-get facts :id))
+                       info (string-match-p (format "id %d\\_>" (plist-get facts :id)) info))
+                  (format "mode %s, line %s: %s%s" major-mode lnum (e2e--short info 200) (e2e--retried)))))))))
+
 ;;;; batch
 
 (defun tokenizer-e2e-batch ()
@@ -379,7 +509,10 @@ Returns (OK . DETAIL)."
             ;; 7. M-. (xref-find-definitions) on a merge part: point lands on the part's key in
             ;; the vocabulary beside the merges file, another file
             (e2e-check "definition: xref-find-definitions on a merge part lands on its vocab key in the vocabulary beside it"
-              (e2e--check-definition merges file))))
+              (e2e--check-definition merges file)))
+
+          ;; 8. binary files (decoded view) and a WordPiece vocab.txt
+          (e2e--binary-checks))
       (e2e--save-logs)
       (princ (format "batch Emacs: %d checks passed, %d failed (%.1f s)\n" e2e-passed e2e-failed (- (float-time) t0)))
       (let ((servers (apply #'append (hash-table-values eglot--servers-by-project))))

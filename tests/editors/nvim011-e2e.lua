@@ -20,6 +20,12 @@
 --   inlay hints for the lines on screen around the literal: the textDocument/inlayHint answer,
 --               and what Neovim keeps (vim.lsp.inlay_hint.get), have the decoded text right
 --               after the literal
+--   .model      `:edit` shows the server's decoded view (BufReadCmd: never the bytes),
+--               read-only; its rows equal sentencepiece's id_to_piece, a hover on a row names
+--               its id and bytes, utf8-fragment sits on the rows of the byte pieces 0x80-0xFF
+--   .gguf       `:edit` never reads the file: the buffer holds the server's answer (its view,
+--               rows equal to the gguf package's tokens, or why not)
+--   vocab.txt   filetype wordpiece starts the client; a hover names the id = the line
 -- Prints one line per check and "N passed, N failed"; exits non-zero when one fails.
 local function env(k, d)
   local v = os.getenv(k)
@@ -340,6 +346,119 @@ local function check_merges(buf, name)
     value:find('merge rank ' .. rank .. '%f[%D]') ~= nil and value:find(result, 1, true) ~= nil, short(value, 160))
 end
 
+-- ---- binary files and vocab.txt (the formats of issues 25 and 27) ---------------------------
+-- A row of the decoded view: `id  "stored form"  text  bytes  kind, type` (core/formats/decoded_view.py)
+local function row_of(line)
+  local id, rest = line:match('^%s*(%d+)%s+(".*)$')
+  if not id then return nil end
+  -- the stored form is a JSON string: the shortest prefix of `rest` that decodes as one
+  for e = 2, #rest do
+    if rest:sub(e, e) == '"' and rest:sub(e + 1, e + 1):match('^%s') then
+      local ok, piece = pcall(vim.json.decode, rest:sub(1, e))
+      if ok and type(piece) == 'string' then return tonumber(id), piece end
+    end
+  end
+end
+
+-- `:edit` of a .model: the buffer holds the server's view (never the file's bytes), read-only,
+-- rows equal to sentencepiece's id_to_piece (computed by the script), a hover on the row of
+-- ▁the names its id and bytes, utf8-fragment diagnostics on exactly the rows of the byte
+-- pieces 0x80-0xFF (sentencepiece's is_byte)
+local function check_model(buf, spec, name, client)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  report(name .. ': the buffer is the decoded view, read-only and never written',
+    (lines[1] or ''):find('# tokenizer-lsp decoded view of ' .. spec.path, 1, true) == 1
+      and vim.bo[buf].buftype == 'nofile' and not vim.bo[buf].modifiable and not vim.bo[buf].modified
+      and #lines == spec.header_lines + spec.size,
+    string.format('%d lines (want %d header + %d rows), buftype %s, modifiable %s; line 1: %s', #lines,
+      spec.header_lines, spec.size, vim.bo[buf].buftype, tostring(vim.bo[buf].modifiable), short(lines[1] or '', 100)))
+  local bad, checked = {}, 0
+  for _, r in ipairs(spec.rows) do
+    local id, piece = row_of(lines[spec.header_lines + r.id + 1] or '')
+    checked = checked + 1
+    if id ~= r.id or piece ~= r.piece then
+      bad[#bad + 1] = string.format('row %d: %s %s (want %s)', r.id, tostring(id), vim.inspect(piece), vim.inspect(r.piece))
+    end
+  end
+  report(string.format('%s: rows equal SentencePieceProcessor.id_to_piece (%d ids)', name, checked), #bad == 0,
+    #bad > 0 and table.concat(bad, '; ') or nil)
+
+  local line = spec.header_lines + spec.hover.id
+  local text = lines[line + 1] or ''
+  local col = text:find('"', 1, true)
+  local r, tries = request_until(buf, 'textDocument/hover',
+    { textDocument = { uri = vim.uri_from_bufnr(buf) },
+      position = { line = line, character = vim.str_utfindex(text, client.offset_encoding, col, false) } },
+    function(x) return x and x.contents end)
+  local value = r and r.contents and (r.contents.value or r.contents) or nil
+  if type(value) ~= 'string' then value = vim.inspect(value) end
+  save(name .. '.hover.md', value)
+  report(string.format('%s: hover on the row of %s shows id %d and bytes %s', name, spec.hover.piece, spec.hover.id,
+    spec.hover.hex), value:find('id ' .. spec.hover.id .. '%f[%D]') ~= nil and value:upper():find(spec.hover.hex, 1, true) ~= nil,
+    short(value, 160) .. (tries > 1 and string.format(' (%d requests)', tries) or ''))
+
+  local want = table.concat(spec.fragments, ',')
+  local got
+  vim.wait(timeout, function()
+    local ids = {}
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.code == 'utf8-fragment' then
+        ids[#ids + 1] = (row_of(lines[d.lnum + 1] or ''))
+      end
+    end
+    table.sort(ids)
+    got = table.concat(ids, ',')
+    return got == want
+  end, 100)
+  report(string.format('%s: utf8-fragment on the rows of the %d byte pieces 0x80-0xFF', name, #spec.fragments),
+    got == want, string.format('%d diagnostics; fragment rows %s', #vim.diagnostic.get(buf), short(got, 80)))
+end
+
+-- `:edit` of a .gguf: Neovim never reads it (BufReadCmd): the buffer holds the server's answer,
+-- its view (rows = the gguf package's tokenizer.ggml.tokens) or one line saying why not
+local function check_gguf(buf, spec, name)
+  vim.wait(timeout, function()
+    local first = vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] or ''
+    return not first:find('decoding', 1, true)
+  end, 100)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local first = lines[1] or ''
+  report(name .. ': not read by Neovim: the buffer holds the server\'s answer, no byte of the file',
+    first:find('# tokenizer-lsp', 1, true) == 1 and not table.concat(lines, '\n', 1, math.min(#lines, 3)):find('GGUF', 1, true)
+      and vim.bo[buf].buftype == 'nofile',
+    string.format('%d lines, line 1: %s', #lines, short(first, 160)))
+  if first:find('decoded view of', 1, true) then
+    local bad = {}
+    for _, r in ipairs(spec.rows) do
+      local id, piece = row_of(lines[spec.header_lines + r.id + 1] or '')
+      if id ~= r.id or piece ~= r.piece then bad[#bad + 1] = string.format('row %d: %s', r.id, vim.inspect(piece)) end
+    end
+    report(string.format('%s: %d rows, equal to the gguf package\'s tokens', name, spec.size),
+      #bad == 0 and #lines == spec.header_lines + spec.size, #bad > 0 and table.concat(bad, '; ') or nil)
+  else
+    note(name .. ': the server gives no view of a GGUF on this branch (' .. short(first, 120) .. ')')
+  end
+end
+
+-- vocab.txt: filetype wordpiece starts the client; a hover on a token names its id, which is
+-- its 0-based line and the id tokenizers' WordPiece.read_file gives it
+local function check_wordpiece(buf, spec, name)
+  local lnum
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    if l == spec.literal then lnum = i - 1 break end
+  end
+  if not lnum then return report(name .. ': hover', false, spec.literal .. ' is no line of the file') end
+  local r, tries = request_until(buf, 'textDocument/hover',
+    { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = lnum, character = 0 } },
+    function(x) return x and x.contents end)
+  local value = r and r.contents and (r.contents.value or r.contents) or nil
+  if type(value) ~= 'string' then value = vim.inspect(value) end
+  save(name .. '.hover.md', value)
+  report(string.format('%s: hover on line %d (%s) names id %d (WordPiece.read_file)', name, lnum + 1, spec.literal, spec.id),
+    lnum == spec.id and value:find('id ' .. spec.id .. '%f[%D]') ~= nil,
+    short(value, 160) .. (tries > 1 and string.format(' (%d requests)', tries) or ''))
+end
+
 -- ---- main --------------------------------------------------------------------------------
 local ok, err = pcall(function()
   local v = vim.version()
@@ -362,6 +481,11 @@ local ok, err = pcall(function()
     vim.cmd('edit ' .. vim.fn.fnameescape(spec.path))
     local buf = vim.api.nvim_get_current_buf()
     changed[buf] = changed[buf] or now()
+    if spec.kind == 'gguf' then
+      check_gguf(buf, spec, name)
+      note(string.format('%s: %.1f s', name, (now() - t0) / 1000))
+      goto continue
+    end
     -- until it is attached and initialized; not longer when no client is left (the server
     -- exited: its stderr is in lsp.log) or none was started within 10 s
     local client, started, gone = nil, false, false
@@ -386,7 +510,11 @@ local ok, err = pcall(function()
       return r
     end
     if client then
-      if spec.kind == 'merges' then
+      if spec.kind == 'model' then
+        step('view', check_model, buf, spec, name, client)
+      elseif spec.kind == 'wordpiece' then
+        step('hover', check_wordpiece, buf, spec, name)
+      elseif spec.kind == 'merges' then
         step('hover', check_merges, buf, name)
         step('diagnostics', check_diagnostics, buf, spec, name, changed)
       elseif step('diagnostics', check_diagnostics, buf, spec, name, changed) then

@@ -65,7 +65,15 @@ vim_home="$ART/vim-home"
 mkdir -p "$vim_home/.vim/plugin"
 printf '%s\n' 'filetype plugin on' 'packadd! ale' >"$vim_home/.vimrc"
 cp "$ROOT/editors/vim/tokenizer-lsp.vim" "$vim_home/.vim/plugin/"
-cmd=$(printf '%q ' env HOME="$vim_home" TERM=xterm-256color E2E_ARTIFACTS="$vim_out" E2E_FILE="$VIM_FILE" \
+# a SentencePiece .model: its decoded view, against what sentencepiece says (format_facts.py)
+model_env=()
+if [[ -f "$CORPUS/mistral-spm/mistral_instruct_tokenizer_240323.model.v3" ]]; then
+  "$TOKENIZER_LSP_PYTHON" "$ROOT/tests/editors/format_facts.py" model \
+    "$CORPUS/mistral-spm/mistral_instruct_tokenizer_240323.model.v3" >"$vim_out/facts-model.json" &&
+    model_env=(E2E_MODEL="$CORPUS/mistral-spm/mistral_instruct_tokenizer_240323.model.v3"
+               E2E_MODEL_FACTS="$vim_out/facts-model.json")
+fi
+cmd=$(printf '%q ' env HOME="$vim_home" TERM=xterm-256color E2E_ARTIFACTS="$vim_out" E2E_FILE="$VIM_FILE" "${model_env[@]}" \
   E2E_LITERAL="$VIM_LITERAL" E2E_TIMEOUT=120 vim -N -i NONE -S "$ROOT/tests/editors/vim-ale-smoke.vim")
 tmux -L "vim-smoke-$$" -f /dev/null new-session -d -s v -x 160 -y 40 "$cmd"
 for _ in $(seq 1 180); do

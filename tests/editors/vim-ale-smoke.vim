@@ -123,6 +123,43 @@ function! s:MergeHoverShown(text, tries) abort
   call s:Report(':ALEHover on the first merge of merges.txt shows the merge',
   \ stridx(a:text, 'merge rank 0') >= 0,
   \ s:Short(a:text) . (a:tries > 1 ? printf(' (after %d :ALEHover)', a:tries) : ''))
+  call s:Model()
+endfunction
+
+" 4. a SentencePiece .model ($E2E_MODEL): `:edit` shows the server's decoded view (never the
+" bytes), its row of ▁the hovers with the id and bytes of $E2E_MODEL_FACTS (sentencepiece's,
+" tests/editors/format_facts.py)
+function! s:Model() abort
+  if empty($E2E_MODEL) || !filereadable($E2E_MODEL_FACTS)
+    return s:Finish()
+  endif
+  let s:facts = json_decode(join(readfile($E2E_MODEL_FACTS), "\n"))
+  silent! pclose
+  execute 'edit ' . fnameescape($E2E_MODEL)
+  let s:model_buf = bufnr('')
+  call timer_start(200, function('s:WaitView'))
+endfunction
+
+function! s:WaitView(timer) abort
+  if line('$') < 3 && reltimefloat(reltime()) < s:deadline
+    return timer_start(200, function('s:WaitView'))
+  endif
+  let l:want = s:facts.header_lines + s:facts.size
+  call s:Report('.model: the buffer is the decoded view, read-only, filetype tokenizerview',
+  \ stridx(getline(1), '# tokenizer-lsp decoded view of ' . $E2E_MODEL) == 0 && line('$') == l:want
+  \ && &buftype is# 'nofile' && !&modifiable && &filetype is# 'tokenizerview',
+  \ printf('%d lines (want %d), buftype %s, filetype %s; line 1: %s', line('$'), l:want, &buftype, &filetype,
+  \        s:Short(getline(1))))
+  let l:line = s:facts.header_lines + s:facts.hover.id + 1
+  call s:AskHover([l:line, stridx(getline(l:line), '"') + 2], 0, function('s:ModelHoverShown'))
+endfunction
+
+function! s:ModelHoverShown(text, tries) abort
+  call writefile(split(a:text, "\n"), s:art . '/vim-model-hover.txt')
+  let l:h = s:facts.hover
+  call s:Report(printf(':ALEHover on the row of %s shows id %d and bytes %s', l:h.piece, l:h.id, l:h.hex),
+  \ a:text =~# 'id ' . l:h.id . '\>' && stridx(a:text, l:h.hex) >= 0,
+  \ s:Short(a:text) . (a:tries > 1 ? printf(' (after %d :ALEHover)', a:tries) : ''))
   call s:Finish()
 endfunction
 
