@@ -46,6 +46,18 @@ step "sdist and wheel -> $OUT"
 "$PY" -m twine check --strict "$OUT"/*
 ls "$OUT"/*.whl "$OUT"/*.tar.gz >/dev/null
 
+if [[ $DRY == 1 ]]; then
+  # what a user runs: the wheel installed as a tool, in environments of its own, checking the
+  # example the README names (a wheel missing a data file or a dependency fails here)
+  TOOLS="$OUT/tools"
+  step "uv tool install and pipx install of the wheel, then check examples/tokenizer.json"
+  UV_TOOL_DIR="$TOOLS/uv" UV_TOOL_BIN_DIR="$TOOLS/uv-bin" "$PY" -m uv tool install --quiet "$OUT"/*.whl
+  "$TOOLS/uv-bin/tokenizer-lsp" check examples/tokenizer.json
+  PIPX_HOME="$TOOLS/pipx" PIPX_BIN_DIR="$TOOLS/pipx-bin" PIPX_MAN_DIR="$TOOLS/pipx-man" \
+    "$PY" -m pipx install --quiet "$OUT"/*.whl >/dev/null
+  "$TOOLS/pipx-bin/tokenizer-lsp" check examples/tokenizer.json
+fi
+
 step "the .vsix per platform ${TARGETS[*]:-(all five)}"
 BUILD_PYTHON="$PY" bash scripts/build-vsix.sh "${TARGETS[@]}"
 shopt -s nullglob
