@@ -89,9 +89,6 @@ class DocumentState:
     navigable: DocumentIndex | None = None  # the newest index with navigation lookups
     navigable_version: int | None = None
     navigation_ready: asyncio.Event = field(default_factory=asyncio.Event)  # set when one is built
-    navigation_target: tuple | None = None  # (index, version) whose navigation lookups are wanted
-    navigating: bool = False  # a task is building them
-    navigation_built: bool = False  # once: later builds wait for edits to settle
     # every edit received after good_version: (version it made, its span; None = whole text)
     history: list[tuple[int, Span | None]] = field(default_factory=list)
     diagnostics: list = field(default_factory=list)  # rendered for indexed_version
@@ -100,16 +97,8 @@ class DocumentState:
     pending: list | None = field(default_factory=list)
     # changes received but not applied to `data` yet (the indexer thread applies them)
     queued: list[Change] = field(default_factory=list)
-    # one re-index at a time: each starts from the text the previous one produced
-    indexing: asyncio.Lock = field(default_factory=asyncio.Lock)
-    reindexing: int = 0  # re-indexes running or waiting for `indexing`
-    busy: bool = False  # a re-index is scheduled or running
-    # unreachable-token (lsp/unreachable.py): the last set (entries by id and token), the
-    # version it was computed for, the version last published with it, a task computing
-    unreachable: list | None = None
-    unreachable_version: int | None = None
-    unreachable_shown: int | None = None
-    reaching: bool = False
+    reindexing: int = 0  # a build is running (lsp/jobs/indexing.py)
+    busy: bool = False  # a build is scheduled or running
     settled: asyncio.Event = field(default_factory=asyncio.Event)  # set while not busy
 
     def set_busy(self, busy: bool) -> None:
