@@ -70,10 +70,10 @@ class Server(Session):
         self.client.initialized(types.InitializedParams())
 
 
-def plain_keys(text: str) -> list[tuple[int, int, int, str, int]]:
-    """(line, utf-16 column of the key's first character, of its closing quote, key, id) of
-    every vocabulary entry written without escapes (columns counted on from the last one:
-    a one-line file is one long line)."""
+def plain_keys(text: str, escaped: bool = False) -> list[tuple[int, int, int, str, int]]:
+    """(line, utf-16 column of the key's first character, of its closing quote, key as
+    written, id) of every vocabulary entry written without escapes (`escaped`: of every
+    entry; columns counted on from the last one: a one-line file is one long line)."""
     out = []
     line, at, col = 0, 0, 0
     for m in ENTRY.finditer(text):
@@ -86,7 +86,7 @@ def plain_keys(text: str) -> list[tuple[int, int, int, str, int]]:
         else:
             col += utf16_len(gap)
         at = start
-        if "\\" not in m.group(1):
+        if escaped or "\\" not in m.group(1):
             out.append((line, col, col + utf16_len(m.group(1)), m.group(1), int(m.group(2))))
     return out
 
@@ -138,7 +138,7 @@ async def burst(server_path: str, path: Path, n: int, rng: random.Random, others
         await open_and_ready(s, uri, text, (line, col + 1))
         # other tokens: far from the edited one, before and after it, on the same line when
         # the file is one line
-        candidates = [k for k in keys if abs(k[1] - col) > 200 or k[0] != line]
+        candidates = [k for k in plain_keys(text, escaped=True) if abs(k[1] - col) > 200 or k[0] != line]
         targets = rng.sample(candidates, min(len(candidates), max(others, 1)))
         answered, correct, asked = 0, 0, 0
         version = 1

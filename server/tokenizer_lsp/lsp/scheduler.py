@@ -48,8 +48,8 @@ class Scheduler:
 
     # ---- entry points (handlers) ------------------------------------------------------------
 
-    def schedule(self, doc: DocumentState, delay: float) -> None:
-        self.indexing.schedule(doc, delay)
+    def schedule(self, doc: DocumentState, delay: float, rebuild: bool = False) -> None:
+        self.indexing.schedule(doc, delay, rebuild)
 
     def forget(self, doc: DocumentState) -> None:
         self.indexing.forget(doc)
@@ -67,7 +67,7 @@ class Scheduler:
     def refresh_all(self) -> None:
         for doc in list(self.session.documents.values()):
             if doc.index is not None and doc.index.is_tokenizer:
-                self.schedule(doc, delay=0)
+                self.schedule(doc, delay=0, rebuild=True)  # the settings changed
         self.publisher.refresh_hints()
 
     def publish(self, uri: str, diagnostics: list[dict], version: int | None = None) -> None:
@@ -81,7 +81,7 @@ class Scheduler:
     def _reparse(self, doc: DocumentState) -> None:
         """What doc is checked with changed: built again at once, re-parsed."""
         doc.pending = None
-        self.schedule(doc, delay=0)
+        self.schedule(doc, delay=0, rebuild=True)
 
     def _published(self, doc: DocumentState, idx, base) -> None:
         if doc.was_tokenizer:

@@ -41,6 +41,7 @@ class _Flight:
     task: asyncio.Future | None = None
     token: hooks.CancelToken | None = None  # the running build's, until its index is adopted
     again: bool = False  # the timer fired while a build ran: one more round after it
+    rebuild: bool = False  # built again even when the text did not change (settings did)
 
 
 class Indexing:
@@ -60,8 +61,11 @@ class Indexing:
 
     # ---- when ---------------------------------------------------------------------------
 
-    def schedule(self, doc, delay: float) -> None:
+    def schedule(self, doc, delay: float, rebuild: bool = False) -> None:
+        """A build of doc's newest text after `delay` (an edit: the debounce), replacing any
+        build due or running; `rebuild`: also when its text has not changed since the last."""
         f = self._flights.setdefault(doc.uri, _Flight())
+        f.rebuild = f.rebuild or rebuild
         if f.timer is not None:
             f.timer.cancel()
         doc.set_busy(True)
@@ -113,6 +117,10 @@ class Indexing:
     async def _once(self, doc, f: _Flight) -> None:
         uri = doc.uri
         version, data, queued = doc.version, doc.data, doc.queued
+        if not queued and doc.pending == [] and doc.index is not None and doc.indexed_version == version \
+                and not f.rebuild:
+            return  # built already (the timer of an edit the last round took in)
+        f.rebuild = False
         doc.queued = []
         caused_here = bool(queued) or doc.index is None
         loop = asyncio.get_running_loop()
