@@ -78,45 +78,46 @@ def _same_line_run(changes: list[Change], i: int, lines: LineIndex) -> int:
 def _apply_on_line(data: bytes, lines: LineIndex, changes: list[Change], encoding: str):
     """(new text, byte edits) of changes that all stay on one line (see _same_line_run);
     None when the line's columns are not its characters (astral characters in UTF-16,
-    non-ASCII in UTF-8): the caller applies them one by one."""
+    non-ASCII in UTF-8): the caller applies them one by one. The changes are coalesced in
+    the line's characters first (a burst typed at one place is one edit), so the line is
+    copied once per place, not once per keystroke; the edits returned make the same text."""
     line_no = changes[0].start[0]
     ls, le = lines.line_start(line_no), lines.line_end(line_no)
     try:
-        text = data[ls:le].decode("utf-8", "surrogatepass")
+        line = data[ls:le].decode("utf-8", "surrogatepass")
     except UnicodeDecodeError:
         return None
-    ascii_ = text.isascii()
 
     def plain(t: str) -> bool:  # a column is one character of t
         return encoding == "utf-32" or (t.isascii() if encoding == "utf-8" else not _ASTRAL.search(t))
 
-    if not plain(text):
+    if not plain(line):
         return None
-    edits: list[Edit] = []
+    steps, length = [], len(line)
     for ch in changes:
         if not plain(ch.text):
             return None
-        ca, cb = min(ch.start[1], len(text)), min(ch.end[1], len(text))
+        ca, cb = min(ch.start[1], length), min(ch.end[1], length)
         if cb < ca:
             ca, cb = cb, ca
-        if ascii_:
-            a, b = ls + ca, ls + cb
-        else:
-            a = ls + len(text[:ca].encode("utf-8", "surrogatepass"))
-            b = a + len(text[ca:cb].encode("utf-8", "surrogatepass"))
-        new = ch.text.encode("utf-8", "surrogatepass")
-        edits.append((a, b, new))
-        text = text[:ca] + ch.text + text[cb:]
-        ascii_ = ascii_ and ch.text.isascii()
-    return hooks.splice(data, ls, le, text.encode("utf-8", "surrogatepass")), edits
+        steps.append((ca, cb, ch.text))
+        length += len(ch.text) - (cb - ca)
+    edits: list[Edit] = []
+    for ca, cb, text in coalesced(steps, line):
+        a = ls + len(line[:ca].encode("utf-8", "surrogatepass"))
+        b = a + len(line[ca:cb].encode("utf-8", "surrogatepass"))
+        edits.append((a, b, text.encode("utf-8", "surrogatepass")))
+        line = line[:ca] + text + line[cb:]
+    return hooks.splice(data, ls, le, line.encode("utf-8", "surrogatepass")), edits
 
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
-def coalesced(edits: list[Edit], base: bytes) -> list[Edit]:
+def coalesced(edits: list, base):
     """The same change of `base` as `edits` (each in the text its predecessors made), as
     the fewest edits: one per place touched, in order, an edit undone by later ones gone.
+    Bytes (never cut inside a UTF-8 character) or a str and its characters.
 
     A build that starts from an older index applies every edit since (a stale build's
     edits stay pending for the next one): 600 keystrokes on one key were 600 steps, past
@@ -141,7 +142,7 @@ def coalesced(edits: list[Edit], base: bytes) -> list[Edit]:
                 pieces += [base[at:it[0]], it[2]]
                 at = it[1]
             pieces.append(base[at:be])
-            current = b"".join(pieces)  # the text of [bs, be) as it is now
+            current = base[:0].join(pieces)  # the text of [bs, be) as it is now
             cs = bs + shift
             item = [bs, be, current[: s - cs] + n + current[e - cs:]]
         items[i:j] = [] if _trim(item, base) else [item]
@@ -152,20 +153,21 @@ def coalesced(edits: list[Edit], base: bytes) -> list[Edit]:
     return out
 
 
-def _trim(item: list, base: bytes) -> bool:
+def _trim(item: list, base) -> bool:
     """Drop what an edit leaves as it was at both ends (never inside a UTF-8 character);
     True when nothing is left."""
     bs, be, n = item
     old = base[bs:be]
+    utf8 = isinstance(old, bytes)
     k, m = 0, min(len(old), len(n))
     while k < m and old[k] == n[k]:
         k += 1
-    while 0 < k < len(old) and 0x80 <= old[k] < 0xC0:
+    while utf8 and 0 < k < len(old) and 0x80 <= old[k] < 0xC0:
         k -= 1
     t, m = 0, min(len(old), len(n)) - k
     while t < m and old[len(old) - 1 - t] == n[len(n) - 1 - t]:
         t += 1
-    while t > 0 and len(old) - t > k and 0x80 <= old[len(old) - t] < 0xC0:
+    while utf8 and t > 0 and len(old) - t > k and 0x80 <= old[len(old) - t] < 0xC0:
         t -= 1
     item[0], item[1], item[2] = bs + k, be - t, n[k:len(n) - t]
     return item[0] == item[1] and not item[2]
