@@ -224,17 +224,21 @@ async def soak(server_path: str, path: Path, edits: int, warmup: int, every: int
                 await c.text_document_hover_async(types.HoverParams(doc, types.Position(line, col + 1)))
             else:
                 await asyncio.sleep(0)
-            if n % 250 == 0 or n == edits:
+            if n % 250 == 0 and n != edits:
                 await asyncio.wait_for(s.wait_for(uri, version), 120)
             if n >= warmup and (n - warmup) % every == 0:
                 await asyncio.sleep(0.3)
                 samples.append((n, current_rss(s.pid) / 2**20))
-        # the hover after the soak, on a key no edit touched
-        k_line, k_col, _, _ = keys[-1]
+        # the hover right after the last edit (its build not waited for), on a key as the
+        # file has it again (each word typed is deleted)
+        # file has it again (each word typed is deleted): before the one being typed, so
+        # its column is as in the file
+        k_line, k_col, _, _ = min(k for k in keys if (k[0], k[1]) != (line, col))
         t0 = time.perf_counter()
         h = await c.text_document_hover_async(types.HoverParams(doc, types.Position(k_line, k_col + 1)))
         res["hover_after_soak_s"] = time.perf_counter() - t0
         res["hover_after_soak_answered"] = h is not None
+        await asyncio.wait_for(s.wait_for(uri, version), 120)
     finally:
         await s.stop()
     res["rss_samples_mb"] = [(n, round(mb, 2)) for n, mb in samples]
