@@ -139,8 +139,9 @@ class Indexing:
                 except Exception:
                     doc.queued[:0] = queued
                     raise
-                # the queued changes are applied whatever happens next: the next build starts here
-                doc.data, doc.pending = data, edits
+                # the queued changes are applied whatever happens next: the next build starts
+                # here (a re-parse asked for meanwhile stays asked for)
+                doc.data, doc.pending = data, edits if doc.pending is not None else None
                 if doc.version != version or token.cancelled:
                     return  # superseded before it began
                 try:
