@@ -127,3 +127,45 @@ def test_the_switch_interval_is_one_runtime_call():
         assert sys.getswitchinterval() == pytest.approx(threads.SWITCH_INTERVAL_S)
     finally:
         sys.setswitchinterval(before)
+
+
+def test_spans_of_typing_at_one_place_merge_into_one_that_maps_the_same():
+    from tokenizer_lsp.core.text.position_map import merged, range_to_new, span_of, to_new, to_old
+
+    rng = random.Random(11)
+    for _ in range(500):
+        line = rng.randint(0, 3)
+        start = (line, rng.randint(0, 20))
+        first = span_of(start, (line, start[1] + rng.randint(0, 3)), "ab\ncd" if rng.random() < 0.2 else "xy", "utf-16")
+        spans, combined = [first], first
+        for _ in range(rng.randint(1, 15)):
+            end_line, end_col = combined.new_end
+            lo = combined.start[1] if combined.start[0] == end_line else 0
+            a = rng.randint(lo, end_col)
+            if rng.random() < 0.3 and a < end_col:  # a backspace inside what was typed
+                nxt = span_of((end_line, a), (end_line, a + 1), "", "utf-16")
+            else:
+                nxt = span_of((end_line, a), (end_line, a), rng.choice(["q", "zz"]), "utf-16")
+            spans.append(nxt)
+            combined = merged(combined, nxt)
+            assert combined is not None
+        for _ in range(40):
+            p = (rng.randint(0, 6), rng.randint(0, 40))
+            inside = combined.start <= p <= combined.new_end
+            for bias in (None, "start", "end"):
+                one, many = to_old(p, [combined], bias), to_old(p, spans, bias)
+                if inside and bias is not None:  # carried to the edge of what was replaced
+                    assert combined.start <= one <= combined.old_end and combined.start <= many <= combined.old_end
+                else:
+                    assert one == many
+                one, many = to_new(p, [combined], bias), to_new(p, spans, bias)
+                if combined.start <= p <= combined.old_end and bias is not None:
+                    assert combined.start <= one <= combined.new_end and combined.start <= many <= combined.new_end
+                else:
+                    assert one == many
+            q = (p[0], p[1] + rng.randint(1, 5))  # a token's range: never empty
+            assert range_to_new(p, q, [combined]) == range_to_new(p, q, spans)
+    # an edit elsewhere does not merge
+    a = span_of((0, 5), (0, 5), "x", "utf-16")
+    assert merged(a, span_of((0, 1), (0, 1), "y", "utf-16")) is None
+    assert merged(a, span_of((2, 0), (2, 0), "y", "utf-16")) is None

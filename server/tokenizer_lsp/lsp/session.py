@@ -15,7 +15,7 @@ from pygls.uris import to_fs_path
 
 from ..core.index import DocumentIndex
 from ..core.text.edits import Change
-from ..core.text.position_map import Span, applied_span
+from ..core.text.position_map import Span, applied_span, merged
 from .settings import Settings
 from .snapshot import Snapshot
 
@@ -98,6 +98,7 @@ class DocumentState:
     # changes received but not applied to `data` yet (the indexer thread applies them)
     queued: list[Change] = field(default_factory=list)
     reindexing: int = 0  # a build is running (lsp/jobs/indexing.py)
+    built_from: int | None = None  # the version the latest build started from
     busy: bool = False  # a build is scheduled or running
     settled: asyncio.Event = field(default_factory=asyncio.Event)  # set while not busy
 
@@ -152,6 +153,15 @@ class DocumentState:
         return applied_span(start, end, text, encoding, spans, idx.lines)
 
     def record_edit(self, version: int, span: Span | None) -> None:
+        if self.history and span is not None:
+            last_version, last = self.history[-1]
+            # typing at one place: one span, unless a build took the text in between (its
+            # index maps from there); a burst's hovers then map through one span, not 600
+            if last is not None and last_version != self.built_from:
+                both = merged(last, span)
+                if both is not None:
+                    self.history[-1] = (version, both)
+                    return
         if len(self.history) >= 10000:  # broken for ages: stop mapping until it parses again
             self.history = [(version, None)]
         else:

@@ -121,6 +121,7 @@ class Indexing:
                 and not f.rebuild:
             return  # built already (the timer of an edit the last round took in)
         f.rebuild = False
+        doc.built_from = version  # edits after this one are mapped apart from those before
         doc.queued = []
         caused_here = bool(queued) or doc.index is None
         loop = asyncio.get_running_loop()
