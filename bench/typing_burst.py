@@ -246,6 +246,31 @@ async def soak(server_path: str, path: Path, edits: int, warmup: int, every: int
     return res
 
 
+def summary(results: dict) -> str:
+    """The rows against their targets, old and new side by side."""
+    lines = ["", "row                                   tree  value           target"]
+    by = {(r["file"], r["keystrokes"], r["tree"]): r["fresh_hover_after_last_keystroke_s"] for r in results["burst"]}
+    for (file, n, tree), t in sorted(by.items()):
+        short = min(k for f, k, tr in by if f == file and tr == tree)
+        if n == short:
+            continue
+        t10 = by[(file, short, tree)]
+        limit = None if t10 is None else 1.5 * t10 + 0.3
+        met = t is not None and limit is not None and t <= limit
+        lines.append(f"fresh hover after {n} keys, {file:24} {tree:4}  {fmt(t)} s (10: {fmt(t10)} s)"
+                     f"  <= {fmt(limit)} s: {'met' if met else 'NOT met'}")
+    for r in results["during"]:
+        met = r["hovers_answered"] == r["hovers_asked"] == r["hovers_correct"]
+        lines.append(f"hovers answered during the one-line burst      {r['tree']:4}  "
+                     f"{r['hovers_answered']}/{r['hovers_asked']}        all: {'met' if met else 'NOT met'}")
+    for r in results["soak"]:
+        met = r["growth_mb_per_1000_edits"] <= 0.5 and r["hover_after_soak_answered"]
+        lines.append(f"soak growth per 1000 edits, hover after       {r['tree']:4}  "
+                     f"{r['growth_mb_per_1000_edits']:.2f} MB, {r['hover_after_soak_s']:.2f} s"
+                     f"  <= 0.5 MB, answered: {'met' if met else 'NOT met'}")
+    return "\n".join(lines)
+
+
 def fmt(v) -> str:
     return "-" if v is None else (f"{v:.2f}" if isinstance(v, float) else str(v))
 
@@ -283,6 +308,7 @@ async def main_async(args) -> int:
             results["soak"].append(r)
             print(f"soak {label}: {r['growth_mb_per_1000_edits']:.2f} MB per 1000 edits, samples {r['rss_samples_mb']}; "
                   f"hover after: {r['hover_after_soak_s']:.2f} s, answered {r['hover_after_soak_answered']}", flush=True)
+    print(summary(results), flush=True)
     out = ROOT / "bench" / "results"
     out.mkdir(exist_ok=True)
     (out / "typing_burst.json").write_text(json.dumps(results, indent=1))
