@@ -116,13 +116,14 @@ class Indexing:
 
     async def _once(self, doc, f: _Flight) -> None:
         uri = doc.uri
-        version, data, queued = doc.version, doc.data, doc.queued
+        # the changes stay queued until their text is stored: doc.data with doc.queued applied
+        # is the client's text at every moment (commands read it: lsp/commands/encode.py)
+        version, data, queued = doc.version, doc.data, list(doc.queued)
         if not queued and doc.pending == [] and doc.index is not None and doc.indexed_version == version \
                 and not f.rebuild:
             return  # built already (the timer of an edit the last round took in)
         f.rebuild = False
         doc.built_from = version  # edits after this one are mapped apart from those before
-        doc.queued = []
         caused_here = bool(queued) or doc.index is None
         loop = asyncio.get_running_loop()
         base, edits = doc.index, doc.pending
@@ -134,14 +135,10 @@ class Indexing:
         started = time.perf_counter()
         try:
             with self.engine_paused():
-                try:
-                    data, edits = await loop.run_in_executor(
-                        self.executor, self._apply, data, queued, base, edits)
-                except Exception:
-                    doc.queued[:0] = queued
-                    raise
+                data, edits = await loop.run_in_executor(self.executor, self._apply, data, queued, base, edits)
                 # the queued changes are applied whatever happens next: the next build starts
                 # here (a re-parse asked for meanwhile stays asked for)
+                del doc.queued[:len(queued)]
                 doc.data, doc.pending = data, edits if doc.pending is not None else None
                 if doc.version != version or token.cancelled:
                     return  # superseded before it began
