@@ -61,19 +61,10 @@ class Scheduler:
     def vocabulary_changed(self, path: str | None) -> None:
         self.folder.vocabulary_changed(path)
 
-    def configs_changed(self, path: str | None) -> None:
-        self.folder.configs_changed(path)
-
     def refresh_all(self) -> None:
         for doc in list(self.session.documents.values()):
             if doc.index is not None and doc.index.is_tokenizer:
                 self.schedule(doc, delay=0, rebuild=True)  # the settings changed
-        self.publisher.refresh_hints()
-
-    def publish(self, uri: str, diagnostics: list[dict], version: int | None = None) -> None:
-        self.publisher.publish(uri, diagnostics, version)
-
-    def refresh_hints(self) -> None:
         self.publisher.refresh_hints()
 
     # ---- between the jobs ---------------------------------------------------------------------
