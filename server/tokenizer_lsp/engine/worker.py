@@ -6,14 +6,17 @@ at a time. Requests are dicts with an "op":
 - {"op": "ping"} -> {"result": {"pid": ...}}
 - {"op": "load", "key", "data", "path", "companion", "companion_path", "pattern"}
 - {"op": "encode", "key", "text", "special", [the load fields]}
-- {"op": "unreachable", "key", [the load fields]}
+- {"op": "unreachable", "key", [the load fields], ["engine_only": true: the file's shape was
+  read already (engine/beside.py) and needs the engine]}
 
 A request without "data" for a key this process does not hold gets {"missing": true} (the
 client then sends the text: a 30 MB file crosses the pipe once per version). Answers are
 {"result": ...}, {"load_error": message} (the file cannot be loaded: the user's problem)
 or {"error": message} (a bug: the process lives on). The last two tokenizers loaded are
 kept by key. It exits at EOF on stdin (the server is gone) and after TOKENIZER_LSP_ENGINE_IDLE_S
-seconds (default 60) without a request, which gives the memory back.
+seconds (default 5) without a request, which gives the memory back: the next request starts
+another (lsp/engine_client.py). It imports the engines on its first request, not at its start:
+a worker started for a ping and never asked anything holds 10 MB, not 30.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ class Worker:
 
         if op == "unreachable":
             found = self._cached_set(request)
-            if found is None:
+            if found is None and not request.get("engine_only"):
                 found = self._by_structure(request)
             if found is not None:
                 return {"result": found}
@@ -173,8 +176,7 @@ def main() -> int:
     inp = sys.stdin.fileno()
     from .. import runtime
 
-    runtime.install()  # a forked child shares the reading of a file's merges (core.hooks.beside)
-    _import_engines()
+    runtime.install()  # forked children for the checks a load runs (core.hooks.beside)
     idle = Idle(idle_seconds(), parent)
     worker = Worker()
     while True:
@@ -194,17 +196,6 @@ def main() -> int:
         except BrokenPipeError:
             return 0
         idle.done()
-
-
-def _import_engines() -> None:
-    """Import what a load needs before the first request arrives: the server starts this
-    process while it still parses or publishes, and the import is a tenth of a second."""
-    try:
-        import tokenizers  # noqa: F401
-
-        from ..core.behaviour import load, reachability, reachability_fast  # noqa: F401
-    except Exception:  # noqa: BLE001, S110 (the request that needs them says what is missing)
-        pass
 
 
 class Idle:

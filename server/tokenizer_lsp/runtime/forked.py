@@ -26,6 +26,27 @@ from typing import Any
 from ..core.hooks import BesideFailed
 
 NICENESS = 10
+_live: set[int] = set()  # this process's forked children not yet reaped
+_before_fork: list[Callable[[], None]] = []  # called in the parent before each fork
+
+
+def live_children() -> int:
+    """How many children forked here are alive (not yet reaped)."""
+    return len(_live)
+
+
+def before_fork(callback: Callable[[], None]) -> None:
+    """Have callback() called before each fork (in the forking thread): a holder of memory
+    in another child (engine/beside.py) lets it go before a build's child starts."""
+    _before_fork.append(callback)
+
+
+class ChildFailed(Exception):
+    """The child died, was killed, timed out or raised (run_in_child)."""
+
+
+def can_fork() -> bool:
+    return hasattr(os, "fork") and sys.platform != "win32"
 
 
 def _die_with(parent: int) -> None:
@@ -80,11 +101,16 @@ class _PipeReader:
         return bytes(out)
 
 
-def _fork(child: Callable[[int], None]) -> tuple[int, int]:
-    """(pid, read end of its pipe) of a child that runs child(write end) and exits;
-    (0, -1) when there is no fork here or it failed."""
-    if not hasattr(os, "fork") or sys.platform == "win32":
+def _fork(child: Callable[[int], None], niceness: int = NICENESS) -> tuple[int, int]:
+    """(pid, read end of its pipe) of a child that runs child(write end) and exits at
+    `niceness` (or its parent's, when higher); (0, -1) when there is no fork here or it failed."""
+    if not can_fork():
         return 0, -1
+    for callback in list(_before_fork):
+        try:
+            callback()
+        except Exception:  # noqa: BLE001, S110 (letting memory go is a courtesy: the fork goes on)
+            pass
     parent = os.getpid()
     try:
         r, w = os.pipe()
@@ -105,13 +131,14 @@ def _fork(child: Callable[[int], None]) -> tuple[int, int]:
             # event loop: let the scheduler prefer it (hovers) when it needs a core. At
             # NICENESS, not that much below a parent already there (the engine worker):
             # there it would starve behind the server's own children
-            os.nice(max(0, NICENESS - os.nice(0)))
+            os.nice(max(0, niceness - os.nice(0)))
             child(w)
         except BaseException:  # noqa: BLE001 (the parent sees a failed child and computes it itself)
             status = 1
         finally:
             os._exit(status)
     os.close(w)
+    _live.add(pid)
     return pid, r
 
 
@@ -131,6 +158,25 @@ def _reap(pid: int, fd: int) -> None:
             os.waitpid(pid, 0)
     except (ChildProcessError, ProcessLookupError):
         pass
+    _live.discard(pid)
+
+
+def run_in_child(fn: Callable[..., Any], *args: Any, timeout: float = 600.0,
+                 started: Callable[[int], None] | None = None, niceness: int = NICENESS) -> Any:
+    """fn(*args) computed in a forked child, with no fallback here: ChildFailed when there
+    is no fork or the child fails (a caller that killed it, through the pid given to
+    `started`, decides what then). For work whose memory must leave with the child."""
+    pid, fd = _fork(lambda w: _send(w, pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)), niceness)
+    if not pid:
+        raise ChildFailed("no fork here")
+    try:
+        if started is not None:
+            started(pid)
+        return pickle.load(_PipeReader(fd, time.monotonic() + timeout))
+    except Exception as e:  # noqa: BLE001 (died, killed, timed out, corrupt)
+        raise ChildFailed(str(e) or type(e).__name__) from None
+    finally:
+        _reap(pid, fd)
 
 
 class Forked:

@@ -43,9 +43,14 @@ _MODEL_KEYS = {"type", "dropout", "unk_token", "continuing_subword_prefix", "end
 class _Components:
     """What Explainer asks of a tokenizer, from the light one and the file's own ids."""
 
-    def __init__(self, light, by_id: dict[int, str]) -> None:
+    def __init__(self, light, by_id: list[str | None], added: dict[int, str]) -> None:
         self.normalizer, self.pre_tokenizer = light.normalizer, light.pre_tokenizer
-        self.id_to_token = by_id.get
+        self.by_id, self.added = by_id, added
+
+    def id_to_token(self, tid: int) -> str | None:
+        if tid in self.added:
+            return self.added[tid]
+        return self.by_id[tid] if 0 <= tid < len(self.by_id) else None
 
 
 def unreachable_by_structure(data: bytes, path: str | None, other_models_empty: bool = False) -> list[dict] | None:
@@ -72,17 +77,17 @@ def unreachable_by_structure(data: bytes, path: str | None, other_models_empty: 
 
 
 def _apart(light, obj: dict, stored: list[str], decoding: TokenDecoding, lo: int, hi: int,
-           split: list[bool] | None) -> dict[int, tuple[str, list[str], str | None]]:
-    """place -> (text, words, reason) for each token in stored[lo:hi] whose text the
-    normalizer and pre-tokenizer do not leave as the token alone; True is added to `split`,
-    when it is given, if an added token splits one of the texts."""
+           contents: set[str], split: list[bool]) -> tuple[dict[int, tuple[str, list[str], str | None]], list]:
+    """(place -> (text, words, reason) for each token in stored[lo:hi] whose text the
+    normalizer and pre-tokenizer do not leave as the token alone, the slice's texts); True
+    is added to `split` if an added token splits one of the texts."""
     texts = token_texts(stored[lo:hi], decoding)
     picked = [k for k, text in enumerate(texts, lo) if text]
     raw = [texts[k - lo] for k in picked]
-    if split is not None and _added_inside(light, raw, obj):
-        split.append(True)
-        return {}
     normalized = _normalized(light, obj, raw)
+    if contents and _added_inside(light, contents, raw, normalized):
+        split.append(True)
+        return {}, texts
     pre = light.pre_tokenizer
     pretokenize = pre.pre_tokenize_str if pre is not None else (lambda n: [(n, (0, len(n)))])
     explain = Explainer(light, decoding, "", set())
@@ -91,7 +96,7 @@ def _apart(light, obj: dict, stored: list[str], decoding: TokenDecoding, lo: int
         got = pretokenize(n)
         if len(got) != 1 or got[0][0] != stored[k]:
             out[k] = (text, [w for w, _ in got], explain.reason_of(text, n, [span for _, span in got] if pre else None))
-    return out
+    return out, texts
 
 
 def _plain_bpe(model, data: bytes, merges_span: tuple[int, int] | None):
@@ -222,9 +227,14 @@ def _unreachable(obj: dict, model: dict, vocab: dict[str, int], a: array, b: arr
     decoding = TokenDecoding(decoding.scheme, added_only=frozenset(i for i, c in added.items() if c not in vocab))
     if _words(light, _normalized(light, obj, ["test"])[0]) != ["test"]:
         return None  # a prefix space or a rewrite of plain text: the engine's way («)
-    by_id = dict(zip(vocab.values(), vocab))
+    # a list, not a dict: 1 MB for qwen3's 151k tokens, not 10 (all of it is the tree's)
+    by_id: list[str | None] = [None] * (max(vocab.values(), default=-1) + 1)
+    for token, tid in vocab.items():
+        by_id[tid] = token
     # the model's own tokens (an added token's content in the vocab is the added token)
-    ids = sorted(set(by_id).difference(added, [vocab[c] for c in contents if c in vocab]))
+    left_out = set(added).union([vocab[c] for c in contents if c in vocab])
+    ids = array("l", (tid for tid, token in enumerate(by_id) if token is not None and tid not in left_out))
+    del left_out
     stored = list(map(by_id.__getitem__, ids))
     # With ignore_merges a word in the vocab is its token: the merges only explain the others
     ignore_merges = model.get("ignore_merges") is True
@@ -241,19 +251,17 @@ def _unreachable(obj: dict, model: dict, vocab: dict[str, int], a: array, b: arr
     split: list[bool] = []  # whether an added token splits a text (the engine tells how)
     for lo in range(0, len(ids), _SLICE):  # a slice at a time: its texts never all alive at once
         hi = min(len(ids), lo + _SLICE)
-        got = _apart(light, obj, stored, decoding, lo, hi, split if contents else None)
+        got, texts = _apart(light, obj, stored, decoding, lo, hi, contents, split)
         if split:
-            return None
+            return None  # the engine tells how an added token splits a text
         apart.update(got)
         if ignore_merges:
             continue
         # one word, the token itself, which BPE does not build back
-        texts = token_texts(stored[lo:hi], decoding)
         for k, text in enumerate(texts, lo):
             if text and k not in apart and not _builds(structure, by_walk, stored[k], ids[k]):
                 apart[k] = (text, [stored[k]], "no merge builds it")
-    by_id.update(added)
-    explain = Explainer(_Components(light, by_id), decoding, "", set(added))
+    explain = Explainer(_Components(light, by_id, added), decoding, "", set(added))
     out = []
     for k in sorted(apart):
         text, words, reason = apart[k]
@@ -286,15 +294,21 @@ def _encoded(words: list[str], vocab: dict[str, int], structure: MergeStructure,
     return out
 
 
-def _added_inside(light, texts: list[str], obj: dict) -> bool:
-    """Whether the engine splits any text at an added token: the light tokenizer's model
-    has no vocabulary, so every id its encoding gives is an added token's (its own
-    matching, in Rust: normalized or not, single_word, lstrip...). A search for each
-    content in every text instead took 23 s on gemma3 (6414 added tokens)."""
+_FEW_ADDED = 64  # added tokens looked for one by one below this many
+
+
+def _added_inside(light, contents: set[str], raw: list[str], normalized: list[str]) -> bool:
+    """Whether an added token may split a text (the engine then tells how). With few added
+    tokens, whether a text holds one, before or after the normalizer. With many, the
+    light tokenizer's own matching: its model has no vocabulary, so every id its encoding
+    gives is an added token's (normalized or not, single_word, lstrip... as the engine
+    does it). A search for each content in every text took 23 s on gemma3 (6414 of them)."""
+    if len(contents) <= _FEW_ADDED:
+        return _any_holds(contents, raw) or _any_holds(contents, normalized)
     try:
-        encodings = light.encode_batch_fast(texts, add_special_tokens=False)
+        encodings = light.encode_batch_fast(raw, add_special_tokens=False)
     except Exception:  # noqa: BLE001 (an engine that refuses: the plain search)
-        return _any_holds({a.get("content") for a in obj.get("added_tokens") or []} - {None}, texts)
+        return _any_holds(contents, raw) or _any_holds(contents, normalized)
     return any(e.ids for e in encodings)
 
 
