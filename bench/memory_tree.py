@@ -169,9 +169,13 @@ async def measure(path: Path, server_path: str, seconds: float, every: float, ti
     return out
 
 
+LOG: list[str] | None = None  # --log: the servers' logs kept here, printed at the end
+
+
 async def _drain(stream) -> None:
-    while await stream.readline():  # an unread log pipe would fill and block the server
-        pass
+    while line := await stream.readline():  # an unread log pipe would fill and block the server
+        if LOG is not None:
+            LOG.append(line.decode(errors="replace").rstrip())
 
 
 def summary(samples: list[tuple[float, int, int, int]], opened: float) -> dict:
@@ -241,6 +245,7 @@ def main() -> int:
     p.add_argument("--seconds", type=float, default=60.0, help="how long the tree is sampled after didOpen")
     p.add_argument("--every", type=float, default=0.075, help="sampling period (s)")
     p.add_argument("--old", default=OLD_SERVER, help="the old side's server/ folder ('' to skip it)")
+    p.add_argument("--log", action="store_true", help="print the servers' logs at the end (stderr)")
     p.add_argument("--timeline", action="store_true", help="print the tree's PSS every half second (stderr)")
     p.add_argument("--quick", action="store_true", help="the small example file, 8 s a run")
     p.add_argument("--out", default=None, help="JSON results (default bench/results/memory.json)")
@@ -252,7 +257,13 @@ def main() -> int:
     if not sys.platform.startswith("linux"):
         print("memory_tree.py reads /proc: Linux only", file=sys.stderr)
         return 0
-    return asyncio.run(main_async(args))
+    global LOG
+    LOG = [] if args.log else None
+    try:
+        return asyncio.run(main_async(args))
+    finally:
+        for line in LOG or []:
+            print("  server:", line, file=sys.stderr)
 
 
 if __name__ == "__main__":

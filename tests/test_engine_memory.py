@@ -235,3 +235,15 @@ async def test_pause_ends_an_idle_worker_that_holds_an_engine():
         assert got["ids"] == reference.encode("hello there", add_special_tokens=False).ids and client.starts == 2
     finally:
         client.close()
+
+
+@linux
+def test_a_child_that_must_run_alone_waits_until_the_others_are_reaped():
+    """Checked and forked under one lock: never two children's working memory at once."""
+    other = forked.Forked(os.getpid)  # alive (for this process) until its result is read
+    assert forked.live_children() == 1
+    with pytest.raises(forked.Busy):
+        forked.run_in_child(os.getpid, alone=True)
+    assert other.result() != os.getpid() and forked.live_children() == 0
+    assert forked.run_in_child(os.getpid, alone=True) not in (os.getpid(), 0)
+    assert forked.live_children() == 0

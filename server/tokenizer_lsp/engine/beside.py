@@ -97,36 +97,32 @@ class BesideReach:
 
     def _in_child(self, data: bytes, path: str | None, timeout: float) -> list | None:
         deadline = time.monotonic() + timeout
-        for _ in range(RESTARTS):
-            self._quiet(deadline)
+        restarts = 0
+        while True:
+            if self._released:
+                raise Released()
+            if time.monotonic() >= deadline:
+                raise TimeoutError("the unreachable set took too long, or other work kept the server busy")
             try:
                 started = time.perf_counter()
                 found = forked.run_in_child(light_unreachable, data, path, timeout=max(1.0, deadline - time.monotonic()),
-                                            started=self._started, niceness=NICENESS)
+                                            started=self._started, niceness=NICENESS, alone=True)
                 log.info("unreachable set computed in a forked child in %.0f ms",
                          (time.perf_counter() - started) * 1e3)
                 return found
+            except forked.Busy:
+                time.sleep(QUIET_POLL_S)  # another child is alive: after it
+                continue
             except forked.ChildFailed as e:
                 if self._released:
                     raise Released() from None
-                if time.monotonic() >= deadline:
-                    raise TimeoutError("the unreachable set took too long") from None
+                restarts += 1
+                if restarts > RESTARTS:
+                    raise NoFork("the child was stopped too often") from None
                 log.info("unreachable set: the child stopped (%s); again once the others are done", e)
             finally:
                 with self._lock:
                     self._pid = 0
-        raise NoFork("the child was stopped too often")
-
-    def _quiet(self, deadline: float) -> None:
-        """Wait until no other child of this process is alive."""
-        while forked.live_children():
-            if self._released:
-                raise Released()
-            if time.monotonic() >= deadline:
-                raise TimeoutError("other work kept the server busy")
-            time.sleep(QUIET_POLL_S)
-        if self._released:
-            raise Released()
 
     def _started(self, pid: int) -> None:
         with self._lock:

@@ -275,6 +275,8 @@ def _unreachable(obj: dict, model: dict, vocab: dict[str, int], a: array, b: arr
 def _builds(structure: MergeStructure, by_walk: bool, token: str, tid: int) -> bool:
     if by_walk:
         return structure.reachable(tid)
+    if len(token) == 1:
+        return True  # its own character: BPE has nothing to merge
     return structure.encode_word(token) == [tid]
 
 
