@@ -50,7 +50,10 @@ class Released(Exception):
 
 
 def light_unreachable(data: bytes, path: str | None) -> list | None:
-    """What the child computes: the set, or None when the file needs the engine."""
+    """What the child computes: the set, or None when the file needs the engine. On one
+    core (the engine's matching of added tokens would take both): the event loop keeps
+    the other."""
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"  # read by tokenizers at each batch
     from ..core.behaviour.reachability_fast import unreachable_by_structure
 
     return unreachable_by_structure(data, path, other_models_empty=True)
