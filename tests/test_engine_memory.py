@@ -247,3 +247,20 @@ def test_a_child_that_must_run_alone_waits_until_the_others_are_reaped():
     assert other.result() != os.getpid() and forked.live_children() == 0
     assert forked.run_in_child(os.getpid, alone=True) not in (os.getpid(), 0)
     assert forked.live_children() == 0
+
+
+async def test_a_worker_that_holds_no_tokenizer_leaves_sooner(monkeypatch):
+    """Started for a ping (the server pings before it knows whether it needs one): gone
+    after EMPTY_IDLE_S, whatever the idle time, and the next request starts another."""
+    from tokenizer_lsp.engine.worker import EMPTY_IDLE_S
+
+    monkeypatch.setenv("TOKENIZER_LSP_ENGINE_IDLE_S", "600")
+    assert EMPTY_IDLE_S < 10
+    client = EngineClient()
+    try:
+        first = await client.ping()
+        proc = client._proc
+        assert await until_exited(proc, 60) and proc.returncode == 0
+        assert await client.ping() != first and client.starts == 2
+    finally:
+        client.close()

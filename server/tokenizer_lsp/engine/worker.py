@@ -177,8 +177,8 @@ def main() -> int:
     from .. import runtime
 
     runtime.install()  # forked children for the checks a load runs (core.hooks.beside)
-    idle = Idle(idle_seconds(), parent)
     worker = Worker()
+    idle = Idle(idle_seconds(), parent, holding=lambda: bool(worker.loaded))
     while True:
         try:
             request = read_frame(inp, idle.start)
@@ -198,12 +198,18 @@ def main() -> int:
         idle.done()
 
 
-class Idle:
-    """Ends the process after `seconds` without a request. A watchdog thread rather than a
-    select() timeout: pipes cannot be selected on Windows."""
+EMPTY_IDLE_S = 2.0  # a worker that holds no tokenizer (started for a ping) leaves sooner
 
-    def __init__(self, seconds: float, parent: int | None = None) -> None:
+
+class Idle:
+    """Ends the process after `seconds` without a request (EMPTY_IDLE_S at most while
+    `holding()` says no tokenizer is loaded: the server pings a worker it may not need, and
+    its 10 MB counted in the tree's peak beside the server's own children). A watchdog
+    thread rather than a select() timeout: pipes cannot be selected on Windows."""
+
+    def __init__(self, seconds: float, parent: int | None = None, holding=None) -> None:
         self.seconds, self.parent = seconds, parent
+        self.holding = holding if holding is not None else (lambda: True)
         self.busy = False
         self.since = time.monotonic()
         threading.Thread(target=self._watch, name="idle", daemon=True).start()
@@ -215,13 +221,17 @@ class Idle:
         self.since = time.monotonic()
         self.busy = False
 
+    def limit(self) -> float:
+        return self.seconds if self.holding() else min(self.seconds, EMPTY_IDLE_S)
+
     def _watch(self) -> None:
         while True:
-            time.sleep(max(0.05, min(1.0, self.seconds / 4)))
+            time.sleep(max(0.05, min(0.5, self.seconds / 4)))
             if self.parent is not None and os.name != "nt" and os.getppid() != self.parent:
                 os._exit(0)  # the server died (no PR_SET_PDEATHSIG outside Linux)
-            if not self.busy and time.monotonic() - self.since > self.seconds:
-                log.info("idle for %.0f s: exiting", self.seconds)
+            limit = self.limit()
+            if not self.busy and time.monotonic() - self.since > limit:
+                log.info("idle for %.0f s: exiting", limit)
                 logging.shutdown()
                 os._exit(0)
 

@@ -8,7 +8,8 @@ For a tokenizer.json whose model is BPE (merges ordered or not, merge_structure.
 - does BPE build that word back into the token? The merges' structure answers, in one pass
   for ordered merges, else by BPE on each word here.
 The entries are those of reachability.unreachable_tokens, with the same reasons and pieces
-(`tests/test_unreachable.py` holds the two equal on the corpus and on synthetic files). It
+(tests/test_unreachable.py and tests/test_engine_memory.py hold the two equal on the corpus
+and on synthetic files built by `tokenizers`, hypothesis). It
 never holds the model's few hundred MB (gemma3: 370 MB in the engine): the merges are read
 in pieces straight into arrays of ids, and the texts are decoded a slice at a time. It runs
 in one process (the server's forked child, engine/beside.py), with nothing forked again.
@@ -115,7 +116,6 @@ def _plain_bpe(model, data: bytes, merges_span: tuple[int, int] | None):
         return None
     chunks = [merges] if merges_span is None else _merge_pieces(data, *merges_span)
     a, b, c = array("l"), array("l"), array("l")
-    get = vocab.get
     for chunk in chunks:
         if chunk is None or not isinstance(chunk, list):
             return None
@@ -139,7 +139,6 @@ def _plain_bpe(model, data: bytes, merges_span: tuple[int, int] | None):
         except KeyError:
             return None
         del firsts, seconds
-    del get
     return vocab, a, b, c
 
 
