@@ -22,6 +22,7 @@ helper process, which reads the set the same way before it would load the engine
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import threading
@@ -54,6 +55,10 @@ def light_unreachable(data: bytes, path: str | None) -> list | None:
     core (the engine's matching of added tokens would take both): the event loop keeps
     the other."""
     os.environ["TOKENIZERS_PARALLELISM"] = "false"  # read by tokenizers at each batch
+    # no cyclic collection here: a pass walks (and so writes to, copying the pages of) every
+    # object the server holds, which this child otherwise shares with it; what it makes
+    # itself makes no cycles worth collecting, and all of it goes when it exits
+    gc.disable()
     from ..core.behaviour.reachability_fast import unreachable_by_structure
 
     return unreachable_by_structure(data, path, other_models_empty=True)
