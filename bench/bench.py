@@ -981,7 +981,8 @@ def main() -> int:
     p.add_argument("--out", default=None, help="JSON results (default bench/results/latest.json; soak.json with --soak-only, "
                    "navigation.json with --navigation-only)")
     p.add_argument("--behaviour-only", action="store_true",
-                   help="run only the encode, unreachable-token, diff, model-folder and quick-fix benchmarks")
+                   help="run only the encode, unreachable-token, diff, model-folder, quick-fix and process-tree "
+                        "memory benchmarks")
     p.add_argument("--no-behaviour", action="store_true", help="leave the behaviour benchmarks out")
     p.add_argument("--log", action="store_true", help="print the server's log")
     args = p.parse_args()
@@ -999,8 +1000,9 @@ def main() -> int:
     return status
 
 
-# issues 15 and 16: each a script of its own that prints its table (and runs alone)
-BEHAVIOUR = ("encode_bench.py", "reachability_bench.py", "diff_bench.py", "folder_bench.py", "fixes_bench.py")
+# issues 15, 16 and 24: each a script of its own that prints its table (and runs alone)
+BEHAVIOUR = ("encode_bench.py", "reachability_bench.py", "diff_bench.py", "folder_bench.py", "fixes_bench.py",
+             "memory_tree.py")
 
 
 def behaviour_benchmarks(quick: bool) -> int:

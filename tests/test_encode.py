@@ -470,11 +470,16 @@ def test_frames_carry_large_bytes_beside_the_pickle_unchanged():
         os.close(write_end)
 
 
-async def test_the_text_handed_over_for_unreachable_is_let_go_once_sent():
+async def test_the_text_handed_over_for_unreachable_is_let_go_once_sent(monkeypatch):
     """The server hands a document's text over in a list the client empties once the worker
     has it (a 30 MB text is not kept for the seconds of the computation); a worker that dies
-    after that is a clear EngineError, and the next request with the text works."""
+    after that is a clear EngineError, and the next request with the text works. Without
+    fork, so that qwen3 goes to the worker (elsewhere it is read off the file in a forked
+    child of the server: tests/test_engine_memory.py)."""
     from tokenizer_lsp.lsp import engine_client
+    from tokenizer_lsp.runtime import forked
+
+    monkeypatch.setattr(forked, "can_fork", lambda: False)
 
     vocab, merges = corpus_file(PAIRS[0][0]), corpus_file(PAIRS[0][1])
     qwen3 = corpus_file("qwen3/tokenizer.json")

@@ -6,14 +6,17 @@ at a time. Requests are dicts with an "op":
 - {"op": "ping"} -> {"result": {"pid": ...}}
 - {"op": "load", "key", "data", "path", "companion", "companion_path", "pattern"}
 - {"op": "encode", "key", "text", "special", [the load fields]}
-- {"op": "unreachable", "key", [the load fields]}
+- {"op": "unreachable", "key", [the load fields], ["engine_only": true: the file's shape was
+  read already (engine/beside.py) and needs the engine]}
 
 A request without "data" for a key this process does not hold gets {"missing": true} (the
 client then sends the text: a 30 MB file crosses the pipe once per version). Answers are
 {"result": ...}, {"load_error": message} (the file cannot be loaded: the user's problem)
 or {"error": message} (a bug: the process lives on). The last two tokenizers loaded are
 kept by key. It exits at EOF on stdin (the server is gone) and after TOKENIZER_LSP_ENGINE_IDLE_S
-seconds (default 60) without a request, which gives the memory back.
+seconds (default 5) without a request, which gives the memory back: the next request starts
+another (lsp/engine_client.py). It imports the engines on its first request, not at its start:
+a worker started for a ping and never asked anything holds 10 MB, not 30.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ class Worker:
 
         if op == "unreachable":
             found = self._cached_set(request)
-            if found is None:
+            if found is None and not request.get("engine_only"):
                 found = self._by_structure(request)
             if found is not None:
                 return {"result": found}
@@ -174,10 +177,9 @@ def main() -> int:
     inp = sys.stdin.fileno()
     from .. import runtime
 
-    runtime.install()  # a forked child shares the reading of a file's merges (core.hooks.beside)
-    _import_engines()
-    idle = Idle(idle_seconds(), parent)
+    runtime.install()  # forked children for the checks a load runs (core.hooks.beside)
     worker = Worker()
+    idle = Idle(idle_seconds(), parent, holding=lambda: bool(worker.loaded))
     while True:
         try:
             request = read_frame(inp, idle.start)
@@ -197,23 +199,18 @@ def main() -> int:
         idle.done()
 
 
-def _import_engines() -> None:
-    """Import what a load needs before the first request arrives: the server starts this
-    process while it still parses or publishes, and the import is a tenth of a second."""
-    try:
-        import tokenizers  # noqa: F401
-
-        from ..core.behaviour import load, reachability, reachability_fast  # noqa: F401
-    except Exception:  # noqa: BLE001, S110 (the request that needs them says what is missing)
-        pass
+EMPTY_IDLE_S = 2.0  # a worker that holds no tokenizer (started for a ping) leaves sooner
 
 
 class Idle:
-    """Ends the process after `seconds` without a request. A watchdog thread rather than a
-    select() timeout: pipes cannot be selected on Windows."""
+    """Ends the process after `seconds` without a request (EMPTY_IDLE_S at most while
+    `holding()` says no tokenizer is loaded: the server pings a worker it may not need, and
+    its 10 MB counted in the tree's peak beside the server's own children). A watchdog
+    thread rather than a select() timeout: pipes cannot be selected on Windows."""
 
-    def __init__(self, seconds: float, parent: int | None = None) -> None:
+    def __init__(self, seconds: float, parent: int | None = None, holding=None) -> None:
         self.seconds, self.parent = seconds, parent
+        self.holding = holding if holding is not None else (lambda: True)
         self.busy = False
         self.since = time.monotonic()
         threading.Thread(target=self._watch, name="idle", daemon=True).start()
@@ -225,13 +222,17 @@ class Idle:
         self.since = time.monotonic()
         self.busy = False
 
+    def limit(self) -> float:
+        return self.seconds if self.holding() else min(self.seconds, EMPTY_IDLE_S)
+
     def _watch(self) -> None:
         while True:
-            time.sleep(max(0.05, min(1.0, self.seconds / 4)))
+            time.sleep(max(0.05, min(0.5, self.seconds / 4)))
             if self.parent is not None and os.name != "nt" and os.getppid() != self.parent:
                 os._exit(0)  # the server died (no PR_SET_PDEATHSIG outside Linux)
-            if not self.busy and time.monotonic() - self.since > self.seconds:
-                log.info("idle for %.0f s: exiting", self.seconds)
+            limit = self.limit()
+            if not self.busy and time.monotonic() - self.since > limit:
+                log.info("idle for %.0f s: exiting", limit)
                 logging.shutdown()
                 os._exit(0)
 

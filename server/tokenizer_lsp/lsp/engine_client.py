@@ -1,9 +1,16 @@
 """The server's side of the engine helper process (engine/worker.py).
 
 One EngineClient per server (`ls.engine`). The worker starts on first use with the
-server's own interpreter, is started again when it died or left after being idle, and is
-spoken to from a thread of its own, so the event loop (hovers) never waits for it. A
-request that takes too long ends the worker and raises EngineError with what timed out.
+server's own interpreter, is started again when it died or left after being idle (5 s,
+engine/__init__.py), and is spoken to from a thread of its own, so the event loop (hovers)
+never waits for it. A request that takes too long ends the worker and raises EngineError
+with what timed out.
+
+The unreachable set of a tokenizer.json is computed without the worker where the server
+can fork: in a short-lived child of the server (engine/beside.py), which never loads the
+engine and never runs beside another child of the server. Memory, not speed: the worker
+loaded `tokenizers` for it beside the server's index and its navigation child (gemma3's
+tree: 806 MB, where `Tokenizer.from_file` needs 371).
 
 `key` names a document version, e.g. (uri, version): the worker keeps the last two
 tokenizers it loaded by key, and the text is sent only when the worker lacks it.
@@ -24,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ..core.behaviour.load import companion_path_of
 from ..core.behaviour.loaded import LoadError
 from ..engine import Closed, large, read_frame, write_frame
+from ..engine.beside import BesideReach, NoFork, Released
 
 log = logging.getLogger("tokenizer_lsp")
 
@@ -51,6 +59,12 @@ class EngineClient:
         self.starts = 0  # how many workers were started (tests, logs)
         self._paused = 0  # pause() calls not yet resumed
         self._answered: int | None = None  # the pid of the worker that has answered a request
+        self._busy = False  # a request is in the worker (set and read under _state)
+        self._state = threading.Lock()
+        self._beside: BesideReach | None = None  # made on first use: it hooks the server's forks
+        # a thread of its own: an encode never waits while a set waits for the server's other
+        # children to finish
+        self._reach_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reach")
 
     # ---- the API ----------------------------------------------------------------------------
 
@@ -67,8 +81,41 @@ class EngineClient:
         """`core.behaviour.reachability.unreachable_tokens` of the tokenizer in `data`. The
         text may come in a one-item list, which is emptied once the worker has it: a 30 MB
         text is not kept alive for the seconds the computation takes (the document may have
-        moved on meanwhile); a worker that dies before answering is then an EngineError."""
-        return await self._call("unreachable", key, data, path, companion, UNREACHABLE_TIMEOUT_S, companion_path)
+        moved on meanwhile); a worker that dies before answering is then an EngineError.
+        A tokenizer.json with nothing beside it is read in a forked child instead (the
+        module docstring), which shares the text with this process while it works."""
+        handed = data if isinstance(data, list) else [data]
+        del data
+        beside_tried = False
+        if companion is None and handed and handed[0] is not None:
+            # taken out of the list at once, as the worker's way does; kept here only while
+            # a child shares it (it starts again when another child stopped it)
+            text = handed[0]
+            handed.clear()
+            loop = asyncio.get_running_loop()
+            try:
+                found = await loop.run_in_executor(self._reach_thread, self._beside_set, text, path)
+            except Released:
+                raise EngineError("the unreachable set was for a version since replaced") from None
+            except NoFork:
+                found = None
+            except TimeoutError as e:
+                raise EngineError(f"the unreachable set: {e}") from None
+            else:
+                beside_tried = True
+            if found is not None:
+                return found
+            handed.append(text)
+            del text
+        # the worker: a vocab.json with its merges, a .tiktoken file, or a file the engine
+        # must load (told so it does not read the file's shape again)
+        return await self._call("unreachable", key, handed, path, companion, UNREACHABLE_TIMEOUT_S, companion_path,
+                                **({"engine_only": True} if beside_tried else {}))
+
+    def _beside_set(self, data: bytes, path: str | None) -> list | None:
+        if self._beside is None:
+            self._beside = BesideReach()
+        return self._beside.compute(data, path, UNREACHABLE_TIMEOUT_S)
 
     async def load_error(self, key, data: bytes, path: str | None, companion: bytes | None,
                          companion_path: str | None = None) -> str | None:
@@ -90,10 +137,31 @@ class EngineClient:
         it took two thirds of the cores: a re-parse of gemma3 took 1.8 s instead of 0.7.
         Calls nest. Only on Linux, and only a worker that has answered once: a stopped
         process runs no watchdog, so it must have armed PR_SET_PDEATHSIG (at its start) to
-        die with a server that dies meanwhile, rather than stay stopped forever."""
+        die with a server that dies meanwhile, rather than stay stopped forever.
+
+        A worker that holds a loaded engine and is not working is ended instead (it starts
+        again on the next request), and an unreachable set computed in a forked child is
+        given up (`release`): the build's own child must not run beside their memory."""
+        self.release()
         self._paused += 1
         if self._paused == 1:
             self._signal("SIGSTOP")
+
+    def release(self) -> None:
+        """Give back the memory the engine holds without losing anyone's answer: end a worker
+        that holds a loaded tokenizer and has no request in hand, and stop an unreachable set
+        being computed in a forked child (its caller gets EngineError and asks again for the
+        version that replaces it). Call it before a build's child starts."""
+        beside = self._beside
+        if beside is not None:
+            beside.release()
+        with self._state:
+            if self._busy or not self._held or self._proc is None:
+                return
+            proc, self._proc = self._proc, None
+            self._held = []
+        self._end(proc)
+        log.info("engine worker %s released (a build starts)", proc.pid)
 
     def resume(self) -> None:
         self._paused = max(0, self._paused - 1)
@@ -116,6 +184,8 @@ class EngineClient:
         return proc.pid if proc is not None and proc.poll() is None else None
 
     def close(self) -> None:
+        if self._beside is not None:
+            self._beside.release()
         self._stop()
 
     # ---- one request at a time, in the engine thread -------------------------------------------
@@ -137,6 +207,15 @@ class EngineClient:
         return await loop.run_in_executor(self._thread, self._request, op, wkey, load, timeout, fields)
 
     def _request(self, op: str, wkey, load: dict, timeout: float, fields: dict):
+        with self._state:
+            self._busy = True
+        try:
+            return self._exchange(op, wkey, load, timeout, fields)
+        finally:
+            with self._state:
+                self._busy = False
+
+    def _exchange(self, op: str, wkey, load: dict, timeout: float, fields: dict):
         message = {"op": op, "key": wkey, **fields}
         send_text = wkey not in self._held
         for _attempt in range(3):
@@ -218,8 +297,11 @@ class EngineClient:
     def _stop(self) -> None:
         proc, self._proc = self._proc, None
         self._held = []
-        if proc is None:
-            return
+        if proc is not None:
+            self._end(proc)
+
+    @staticmethod
+    def _end(proc: subprocess.Popen) -> None:
         for stream in (proc.stdin, proc.stdout):
             try:
                 stream.close()

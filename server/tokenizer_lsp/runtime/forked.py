@@ -19,6 +19,7 @@ import os
 import pickle
 import select
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -26,6 +27,32 @@ from typing import Any
 from ..core.hooks import BesideFailed, Cancelled
 
 NICENESS = 10
+_forking = threading.Lock()  # a fork, its before_fork callbacks and its registration, one at a time
+_live: set[int] = set()  # this process's forked children not yet reaped
+_before_fork: list[Callable[[], None]] = []  # called in the parent before each fork
+
+
+def live_children() -> int:
+    """How many children forked here are alive (not yet reaped)."""
+    return len(_live)
+
+
+def before_fork(callback: Callable[[], None]) -> None:
+    """Have callback() called before each fork (in the forking thread): a holder of memory
+    in another child (engine/beside.py) lets it go before a build's child starts."""
+    _before_fork.append(callback)
+
+
+class Busy(Exception):
+    """run_in_child(alone=True) while another child of this process is alive."""
+
+
+class ChildFailed(Exception):
+    """The child died, was killed, timed out or raised (run_in_child)."""
+
+
+def can_fork() -> bool:
+    return hasattr(os, "fork") and sys.platform != "win32"
 
 
 def _die_with(parent: int) -> None:
@@ -80,39 +107,64 @@ class _PipeReader:
         return bytes(out)
 
 
-def _fork(child: Callable[[int], None]) -> tuple[int, int]:
-    """(pid, read end of its pipe) of a child that runs child(write end) and exits;
-    (0, -1) when there is no fork here or it failed."""
-    if not hasattr(os, "fork") or sys.platform == "win32":
+def _fork(child: Callable[[int], None], niceness: int = NICENESS, alone: bool = False,
+          started: Callable[[int], None] | None = None) -> tuple[int, int]:
+    """(pid, read end of its pipe) of a child that runs child(write end) and exits at
+    `niceness` (or its parent's, when higher); (0, -1) when there is no fork here or it
+    failed. `alone`: only when no other child of this process is alive, else Busy.
+    `started(pid)` is told before any other fork can happen (the before_fork callbacks of
+    the next one see it)."""
+    if not can_fork():
         return 0, -1
-    parent = os.getpid()
-    try:
-        r, w = os.pipe()
-    except OSError:
-        return 0, -1
-    try:
-        pid = os.fork()
-    except OSError:  # EAGAIN, ENOMEM: the pipe must not outlive the attempt (one per check)
-        os.close(r)
-        os.close(w)
-        return 0, -1
-    if pid == 0:  # child: compute, send, leave without running any cleanup
-        status = 0
+    with _forking:
+        if alone and _live:
+            raise Busy()
+        for callback in list(_before_fork):
+            try:
+                callback()
+            except Exception:  # noqa: BLE001, S110 (letting memory go is a courtesy: the fork goes on)
+                pass
+        parent = os.getpid()
         try:
+            r, w = os.pipe()
+        except OSError:
+            return 0, -1
+        try:
+            pid = os.fork()
+        except OSError:  # EAGAIN, ENOMEM: the pipe must not outlive the attempt (one per check)
             os.close(r)
-            _die_with(parent)
-            # on two cores, this child and the indexer thread would leave none for the
-            # event loop: let the scheduler prefer it (hovers) when it needs a core. At
-            # NICENESS, not that much below a parent already there (the engine worker):
-            # there it would starve behind the server's own children
-            os.nice(max(0, NICENESS - os.nice(0)))
-            child(w)
-        except BaseException:  # noqa: BLE001 (the parent sees a failed child and computes it itself)
-            status = 1
-        finally:
-            os._exit(status)
-    os.close(w)
+            os.close(w)
+            return 0, -1
+        if pid == 0:  # child: compute, send, leave without running any cleanup
+            status = 0
+            try:
+                _after_fork_in_child()
+                os.close(r)
+                _die_with(parent)
+                # on two cores, this child and the indexer thread would leave none for the
+                # event loop: let the scheduler prefer it (hovers) when it needs a core. At
+                # NICENESS, not that much below a parent already there (the engine worker):
+                # there it would starve behind the server's own children
+                os.nice(max(0, niceness - os.nice(0)))
+                child(w)
+            except BaseException:  # noqa: BLE001 (the parent sees a failed child and computes it itself)
+                status = 1
+            finally:
+                os._exit(status)
+        os.close(w)
+        _live.add(pid)
+        if started is not None:
+            started(pid)
     return pid, r
+
+
+def _after_fork_in_child() -> None:
+    """A child starts with no children and no callbacks of its parent's, and a fresh lock
+    (the parent's was held by the forking thread, which does not exist here)."""
+    global _forking
+    _forking = threading.Lock()
+    _live.clear()
+    _before_fork.clear()
 
 
 def _send(w: int, payload: bytes) -> None:
@@ -131,6 +183,27 @@ def _reap(pid: int, fd: int) -> None:
             os.waitpid(pid, 0)
     except (ChildProcessError, ProcessLookupError):
         pass
+    _live.discard(pid)
+
+
+def run_in_child(fn: Callable[..., Any], *args: Any, timeout: float = 600.0,
+                 started: Callable[[int], None] | None = None, niceness: int = NICENESS,
+                 alone: bool = False) -> Any:
+    """fn(*args) computed in a forked child, with no fallback here: ChildFailed when there
+    is no fork or the child fails (a caller that killed it, through the pid given to
+    `started`, decides what then). For work whose memory must leave with the child.
+    `alone`: Busy, without forking, while another child of this process is alive (checked
+    and forked under one lock: no other child can start in between)."""
+    pid, fd = _fork(lambda w: _send(w, pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)), niceness,
+                    alone, started)
+    if not pid:
+        raise ChildFailed("no fork here")
+    try:
+        return pickle.load(_PipeReader(fd, time.monotonic() + timeout))
+    except Exception as e:  # noqa: BLE001 (died, killed, timed out, corrupt)
+        raise ChildFailed(str(e) or type(e).__name__) from None
+    finally:
+        _reap(pid, fd)
 
 
 class Forked:
