@@ -1,7 +1,7 @@
 """Benchmark: a GGUF's tokenizer read from a 3 GB model file against the same vocabulary in a
 small vocab-only file.
 
-    python bench/gguf_bench.py             # 3 rounds; old (/work/main's code) on the big file once
+    python bench/gguf_bench.py             # 3 rounds; --old SERVER_DIR: that code on the big file once
     python bench/gguf_bench.py --quick     # 1 round, no old rows
 
 Files: the corpus's ggml-vocab-gpt-2.gguf (vocab only, 1.7 MB), and a GGUF written with
@@ -11,7 +11,7 @@ file whole pays for 3 GB).
 
 Rows, each in a fresh process (time = wall clock, peak = the process's maximum RSS):
 - `tokenizer-lsp stats --no-unreachable` and `check` as a user runs them, this tree's code
-  ("new") and, with --old, the code at OLD (default /work/main/server: before the GGUF plug-in,
+  ("new") and, with --old, the code at OLD (e.g. a checkout from before the GGUF plug-in,
   which reads the whole file before saying it is not a tokenizer);
 - the readers alone: ours (core/formats/gguf/reader.py + rows) against gguf.GGUFReader
   (constructed, then the token strings taken out of it).
@@ -79,7 +79,7 @@ def big_gguf(small: Path, dest: Path, size: int) -> Path:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--old", default="/work/main/server", help="server/ of the code to compare with ('' = none)")
+    p.add_argument("--old", default="", help="server/ of the code to compare with (a checkout of an older revision; none by default)")
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "gguf.json"))
     args = p.parse_args()
     rounds = 1 if args.quick else 3

@@ -4,7 +4,7 @@
     python bench/memory_tree.py --quick            # the small example file, 8 s a run (CI)
     python bench/memory_tree.py --files qwen3/tokenizer.json --seconds 40
 
-For each file and each side (old: the code in --old, /work/main/server by default; new: this
+For each file and each side (old: the code in --old, e.g. a `git worktree add ../old REV` checkout's server/; new: this
 checkout's server/), a fresh server is started with an empty unreachable-set cache folder (a
 user's first open), the file is opened through a real LSP client over stdio, and the PSS of
 every process of the tree (/proc/PID/smaps_rollup of the server and all its descendants) is
@@ -40,7 +40,7 @@ from pygls.lsp.client import LanguageClient
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("TOKENIZER_CORPUS", ROOT.parent / "shared" / "corpus"))
 DEFAULT_FILES = ["qwen3/tokenizer.json", "gemma3/tokenizer.json"]
-OLD_SERVER = "/work/main/server"
+OLD_SERVER = ""  # --old: the server/ of a checkout of an older revision (git worktree add)
 HELD_AT_S = 25.0  # issue 24: what helpers hold this long after the open
 HELD_LIMIT_MB = 20.0
 MB = 1 << 20

@@ -1,8 +1,8 @@
 """Typing bursts: how soon fresh answers come after the last keystroke, whatever the burst.
 
-    python bench/typing_burst.py                      # every row, old (/work/main) and new side by side
+    python bench/typing_burst.py                      # every row of this checkout; --old TREE: old and new side by side
     python bench/typing_burst.py --rows burst         # only the fresh-hover-after-burst rows
-    python bench/typing_burst.py --old /path/to/server --new server   # which trees' server/ to compare
+    python bench/typing_burst.py --old ../old --new .   # which trees (their server/) to compare
     python bench/typing_burst.py --quick              # small counts (CI keeps it working)
 
 Rows (issue 24), each measured on a fresh server per run, old and new alternated in one run
@@ -278,7 +278,7 @@ def fmt(v) -> str:
 async def main_async(args) -> int:
     rng = random.Random(args.seed)
     trees = {"old": str(Path(args.old).resolve() / "server"), "new": str(Path(args.new).resolve() / "server")}
-    trees = {k: v for k, v in trees.items() if k in args.trees.split(",")}
+    trees = {k: v for k, v in trees.items() if k in args.trees.split(",") and (k != "old" or args.old)}
     bench_module.LOG = args.log
     results: dict = {"burst": [], "during": [], "soak": []}
     n_short, n_long = (10, 60) if args.quick else (10, 600)
@@ -317,7 +317,7 @@ async def main_async(args) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--old", default="/work/main", help="tree whose server/ is the old code")
+    ap.add_argument("--old", default="", help="tree whose server/ is the old code (e.g. `git worktree add ../old REV`); none: new only")
     ap.add_argument("--new", default=str(ROOT), help="tree whose server/ is the new code")
     ap.add_argument("--rows", default="burst,during,soak")
     ap.add_argument("--quick", action="store_true")

@@ -45,6 +45,7 @@ from .navigation import SETTLE_S
 log = logging.getLogger("tokenizer_lsp")
 # the files whose vocab entries can hold the findings (a merges file's are on its vocab.json)
 COMPUTED_FOR = ("tokenizer.json", "vocab.json", "tiktoken")
+NAVIGATION_WAIT_S = 20.0  # the first set waits this long at most for the navigation lookups
 
 
 class CarriedDiagnostics(list):
@@ -92,21 +93,6 @@ class Unreachable:
         if self._reach.get(doc.uri) is not None and self._reach[doc.uri].doc is doc:
             del self._reach[doc.uri]
 
-    _warmed = False
-
-    async def _warm(self) -> None:
-        try:
-            await self._engine_started()
-        except Exception as e:  # noqa: BLE001 (the request that needs it says what failed)
-            log.info("engine worker did not start: %s", e)
-        finally:
-            self._warmed = False
-
-    async def _engine_started(self) -> None:
-        """Start the helper process if it is not running (it lowers its own priority:
-        engine/worker.py)."""
-        await self.engine().ping()
-
     def enabled(self) -> bool:
         return self.session.settings.level(CODE) != "off"
 
@@ -137,10 +123,6 @@ class Unreachable:
         place it already (an edit inside a token keeps the lookups), else as they are (the
         set follows once the lookups are built: `indexed`)."""
         r = self.of(doc)
-        if r.entries is None and self.enabled() and idx.format in COMPUTED_FOR and not self._warmed:
-            # the helper process starts while this publication goes out, not after it
-            self._warmed = True
-            asyncio.ensure_future(self._warm())
         if isinstance(diags, CarriedDiagnostics):  # rendered with the set by the build
             r.shown = version
             return list(diags)
@@ -223,6 +205,14 @@ class Unreachable:
                             break
                     if self.session.documents.get(doc.uri) is not doc or not self.enabled():
                         return
+                if r.entries is None:
+                    # the first set after the navigation lookups: their forked child would
+                    # end the set's own child 0.2 s into its work (one child at a time:
+                    # engine/beside.py); never waiting past NAVIGATION_WAIT_S
+                    try:
+                        await asyncio.wait_for(doc.navigation_ready.wait(), NAVIGATION_WAIT_S)
+                    except asyncio.TimeoutError:
+                        pass
                 version = doc.indexed_version
                 if version is None or r.version == version:
                     return
@@ -255,12 +245,12 @@ class Unreachable:
         del idx
         try:
             companion_path, companion = await companion_bytes(self.session, text[0], path)
-            await self._engine_started()
+            # the client starts what computes it (a forked child, else the engine helper) itself
             entries = await self.engine().unreachable((doc.uri, version), text, path, companion, companion_path)
             # kept until the next set: compact, their messages written once (indexer thread)
             return await asyncio.get_running_loop().run_in_executor(self.executor, compact_entries, entries, fmt)
         except LoadError:
             return []
-        except EngineError as e:
-            log.warning("unreachable tokens of %s: %s", doc.uri, e)
+        except EngineError as e:  # also a set given up for a build (engine.release()): normal
+            log.info("unreachable tokens of %s: %s", doc.uri, e)
             return None
