@@ -94,6 +94,10 @@ class Unreachable:
 
     _warmed = False
 
+    def busy(self) -> bool:
+        """A set being computed (or waiting for edits to settle), or the helper starting."""
+        return self._warmed or any(r.running for r in self._reach.values())
+
     async def _warm(self) -> None:
         try:
             await self._engine_started()
