@@ -1,11 +1,14 @@
 """tokenizer-lsp/idle: the server answers idle only once an edit's fresh diagnostics are
 out, so a test that asserts "nothing more happened" after it asserts something true."""
 
+import asyncio
 import sys
+from types import SimpleNamespace
 
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
+from tokenizer_lsp.lsp.handlers import idle
 
 from .conftest import ROOT
 from .lsp_idle import IDLE, answered_idle
@@ -49,3 +52,12 @@ async def test_idle_answers_after_the_edits_diagnostics_are_out(client: Language
     seen = len(client.versions)
     assert answered_idle(await client.protocol.send_request_async(IDLE, None))
     assert 2 in client.versions[seen:] and client.versions[-1] == 2
+
+
+async def test_a_server_that_stays_busy_answers_not_idle_at_the_cap(monkeypatch):
+    """A client never hangs on the request: past the cap the answer is idle: false."""
+    never = asyncio.Event()  # a scheduler that is busy for ever
+    monkeypatch.setattr(idle, "IDLE_CAP_S", 0.05)
+    ls = SimpleNamespace(scheduler=SimpleNamespace(idle=never.wait))
+    answer = await asyncio.wait_for(idle.handle(ls, None), 30)
+    assert answer.data == {"idle": False}
