@@ -11,7 +11,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tokenizer_lsp.lsp.handlers import idle
 
 from .conftest import ROOT
-from .lsp_idle import IDLE, answered_idle
+from tests.lsp_idle import IDLE, answered_idle
 from .test_server import capabilities
 
 EXAMPLE = ROOT / "examples" / "tokenizer.json"

@@ -11,7 +11,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .conftest import ROOT, corpus_file
-from .lsp_idle import wait_idle
+from tests.lsp_idle import wait_idle
 from .test_server import capabilities
 
 EXAMPLE = ROOT / "examples" / "tokenizer.json"

@@ -24,7 +24,7 @@ from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
 from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
 
 from .conftest import corpus_file
-from .lsp_idle import wait_idle
+from tests.lsp_idle import wait_idle
 from .test_server import capabilities
 
 slow = pytest.mark.skipif(not os.environ.get("TOKENIZER_LSP_SLOW_TESTS"),

@@ -94,10 +94,6 @@ class Unreachable:
 
     _warmed = False
 
-    def busy(self) -> bool:
-        """A set being computed (or waiting for edits to settle), or the helper starting."""
-        return self._warmed or any(r.running for r in self._reach.values())
-
     async def _warm(self) -> None:
         try:
             await self._engine_started()
@@ -197,6 +193,10 @@ class Unreachable:
             return  # its vocab.json holds the set (version: see _merges_changed)
         r.running = True
         asyncio.ensure_future(self._run(doc, r))
+
+    def busy(self) -> bool:
+        """A set being computed, or waiting for edits to settle before it is."""
+        return any(r.running for r in self._reach.values())
 
     def _merges_changed(self, doc: DocumentState, version: int) -> None:
         """A merges file's new version changes what the vocab.json beside it produces."""
