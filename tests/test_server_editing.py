@@ -11,6 +11,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .conftest import ROOT, corpus_file
+from tests.lsp_idle import wait_idle
 from .test_server import capabilities
 
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
@@ -141,7 +142,7 @@ async def test_non_tokenizer_json_gets_nothing(client: LanguageClient, tmp_path)
     uri = (tmp_path / "package.json").as_uri()
     text = json.dumps({"name": "x", "vocab": {"Ġa": 1}, "dependencies": {"Ġb": "1.0"}}, indent=2)
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
-    await asyncio.sleep(0.5)
+    await wait_idle(client)
     assert uri not in client.diagnostics
     assert await client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(2, 5))) is None
     hints = await client.text_document_inlay_hint_async(types.InlayHintParams(ident(uri), types.Range(types.Position(0, 0), types.Position(9, 0))))
@@ -206,7 +207,7 @@ async def test_pull_client_gets_findings_by_pull_only(pull_client: LanguageClien
     change(client, uri, 2, (line, col + 2), (line, col + 3), "X")
     report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(ident(uri)))
     assert any(d.code == "merge-result-missing" for d in report.items)
-    await asyncio.sleep(0.3)
+    await wait_idle(client)  # the edit's build and the jobs after it are done
     assert client.published == {}  # nothing was pushed
 
 

@@ -24,6 +24,7 @@ from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
 from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
 
 from .conftest import corpus_file
+from tests.lsp_idle import wait_idle
 from .test_server import capabilities
 
 slow = pytest.mark.skipif(not os.environ.get("TOKENIZER_LSP_SLOW_TESTS"),
@@ -394,9 +395,9 @@ async def test_server_computes_nothing_when_the_code_is_off(off_client: Language
     path = corpus_file("gpt2-openai/encoder.json")
     open_text(client, path, path.read_text(encoding="utf-8"))
     await until(lambda: client.publications, "a first publication")
-    # the same file with the code on publishes it within a second or two (the test above);
-    # hovers keep working meanwhile and nothing more is published
-    await asyncio.sleep(3)
+    # the same file with the code on publishes it once computed (the test above): once the
+    # server is idle, nothing more was published
+    await wait_idle(client)
     assert len(client.publications) == 1 and not unreachable_in(client.publications[0])
 
 

@@ -12,6 +12,7 @@ answers no request.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -28,6 +29,7 @@ from .publisher import Publisher
 from .session import DocumentState, Session
 
 log = logging.getLogger("tokenizer_lsp")
+IDLE_POLL_S = 0.02  # how often idle() looks again while a job is busy
 
 
 class Scheduler:
@@ -66,6 +68,24 @@ class Scheduler:
             if doc.index is not None and doc.index.is_tokenizer:
                 self.schedule(doc, delay=0, rebuild=True)  # the settings changed
         self.publisher.refresh_hints()
+
+    def busy(self) -> bool:
+        """Whether any job has work due or running. Publications are not counted: they are
+        written to the client at once, so an answer sent after this is read after them."""
+        return (self.indexing.busy() or self.unreachable.busy() or self.folder.busy()
+                or any(self.navigation.running(doc) for doc in list(self.session.documents.values())))
+
+    async def idle(self) -> None:
+        """Returns once no job has anything due or running (tokenizer-lsp/idle: what tests
+        wait on instead of sleeping). A job hands work on to the next before it stops
+        counting as busy; the second look, one loop pass later, lets callbacks scheduled in
+        that same pass mark theirs."""
+        while True:
+            if not self.busy():
+                await asyncio.sleep(0)
+                if not self.busy():
+                    return
+            await asyncio.sleep(IDLE_POLL_S)
 
     # ---- between the jobs ---------------------------------------------------------------------
 

@@ -32,6 +32,11 @@ class FolderChecks:
         self._config_texts: dict[str, bytes | None] = {}  # the config texts others were checked with
         self._closed_shown: dict[str, bool] = {}  # closed config files with findings published
         self._timers: dict[str, asyncio.TimerHandle] = {}  # folder -> pending re-check
+        self._publishing = 0  # closed config files being checked, their findings not yet out
+
+    def busy(self) -> bool:
+        """A re-check due, or closed config files being checked."""
+        return bool(self._timers) or self._publishing > 0
 
     def vocabulary_changed(self, path: str | None) -> None:
         """A vocab.json or encoder.json changed (edited, closed, or on disk): the merges
@@ -66,6 +71,7 @@ class FolderChecks:
             if is_config_name(doc.path):
                 self.reindex(doc)
         if not self.session.capabilities.pull_diagnostics:  # a pulling client asks for open files only
+            self._publishing += 1  # counted before the task starts: never a gap seen as idle
             asyncio.ensure_future(self._publish_closed_configs(path))
 
     async def _publish_closed_configs(self, path: str) -> None:
@@ -74,10 +80,11 @@ class FolderChecks:
         try:
             found = await asyncio.get_running_loop().run_in_executor(  # never queued before an edit
                 None, closed_config_diagnostics, self.session, path)
+            for config, uri, diags in found:
+                if self.session.open_text(config) is None and (diags or self._closed_shown.get(uri)):
+                    self.publisher.publish(uri, diags)
+                    self._closed_shown[uri] = bool(diags)
         except Exception:  # a config file must not take the tokenizer's server down
             log.exception("checking the config files beside %s failed", path)
-            return
-        for config, uri, diags in found:
-            if self.session.open_text(config) is None and (diags or self._closed_shown.get(uri)):
-                self.publisher.publish(uri, diags)
-                self._closed_shown[uri] = bool(diags)
+        finally:
+            self._publishing -= 1

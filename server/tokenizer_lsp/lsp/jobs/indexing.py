@@ -87,6 +87,10 @@ class Indexing:
         f = self._flights.get(doc.uri)
         return f is not None and (f.timer is not None or f.task is not None)
 
+    def busy(self) -> bool:
+        """Any document's build due (its debounce timer pending) or running."""
+        return any(f.timer is not None or f.task is not None for f in self._flights.values())
+
     def _fire(self, doc) -> None:
         f = self._flights.get(doc.uri)
         if f is None:

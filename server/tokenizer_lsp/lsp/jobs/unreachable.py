@@ -176,6 +176,10 @@ class Unreachable:
         r.running = True
         asyncio.ensure_future(self._run(doc, r))
 
+    def busy(self) -> bool:
+        """A set being computed, or waiting for edits to settle before it is."""
+        return any(r.running for r in self._reach.values())
+
     def _merges_changed(self, doc: DocumentState, version: int) -> None:
         """A merges file's new version changes what the vocab.json beside it produces."""
         r = self.of(doc)
