@@ -45,7 +45,7 @@ EXPLICIT = {
     "corpus": ["test_corpus", "test_corpus_facts", "test_edge_cases_of_real_formats", "test_fidelity_found",
                "test_format_sentencepiece", "test_format_wordpiece", "test_line_formats_fidelity",
                "test_schema_refusals"],
-    "lsp": ["test_server", "test_server_editing", "test_server_formats", "test_navigation", "test_navigation_build",
+    "lsp": ["test_idle_signal", "test_server", "test_server_editing", "test_server_formats", "test_navigation", "test_navigation_build",
             "test_references_fast", "test_references_layouts", "test_progress", "test_code_actions",
             "test_model_folder", "test_transport"],
     "cli": ["test_cli", "test_cli_rules", "test_cli_tables", "test_encode", "test_stats_diff"],
