@@ -1,5 +1,5 @@
 """The engine helper process waits while the server indexes a new version
-(EngineClient.pause/resume, called around Scheduler._build): on two cores its work (a set
+(EngineClient.pause/resume, called around a build: lsp/jobs/indexing.py): on two cores its work (a set
 for a version already replaced, with the engine's threads) took the cores from the build's
 own child, and a re-parse of gemma3 took 1.8 s instead of 0.7."""
 
@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 from tokenizer_lsp.lsp import scheduler as scheduling
+from tokenizer_lsp.lsp.jobs import indexing
 from tokenizer_lsp.lsp.engine_client import EngineClient
 from tokenizer_lsp.lsp.session import DocumentState, Session
 
@@ -150,7 +151,7 @@ def scheduler_with(engine: RecordingEngine) -> tuple[scheduling.Scheduler, list]
 async def test_the_engine_waits_while_a_version_is_built(monkeypatch, fails):
     engine = RecordingEngine()
     scheduler, published = scheduler_with(engine)
-    real_build = scheduling.Scheduler._build
+    real_build = indexing.Indexing._index
     seen: list[int] = []
 
     def build(self, *args, **kwargs):
@@ -159,11 +160,12 @@ async def test_the_engine_waits_while_a_version_is_built(monkeypatch, fails):
             raise RuntimeError("a bug in the build")
         return real_build(self, *args, **kwargs)
 
-    monkeypatch.setattr(scheduling.Scheduler, "_build", build)
+    monkeypatch.setattr(indexing.Indexing, "_index", build)
     data = EXAMPLE.read_bytes()
-    scheduler.session.documents[URI] = DocumentState(uri=URI, path=str(EXAMPLE), version=1, data=data)
+    doc = scheduler.session.documents[URI] = DocumentState(uri=URI, path=str(EXAMPLE), version=1, data=data)
     try:
-        await scheduler._reindex(URI)
+        scheduler.schedule(doc, 0)
+        await asyncio.wait_for(doc.settled.wait(), 30)
         assert seen == [1]
         assert engine.paused == 0 and engine.calls[:2] == ["pause", "resume"]
         # a build that fails still lets the engine go on; one that works publishes

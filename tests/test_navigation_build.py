@@ -1,4 +1,4 @@
-"""The server's navigation build (lsp/scheduler.py) in-process: started beside in a forked
+"""The server's navigation build (lsp/jobs/navigation.py) in-process: started beside in a forked
 child, it keeps no index alive while the child works (an edit made meanwhile would
 otherwise find the old version's whole text still held), its result lands on the index
 serving by then, and a child that fails leaves the build to this process."""
@@ -16,6 +16,7 @@ import pytest
 from tokenizer_lsp.core import hooks, navigation
 from tokenizer_lsp.core.index import build_index
 from tokenizer_lsp.lsp import scheduler as scheduling
+from tokenizer_lsp.lsp.jobs import navigation as navigation_job
 from tokenizer_lsp.lsp.session import DocumentState, Session
 from tokenizer_lsp.runtime.forked import Forked
 
@@ -75,7 +76,7 @@ def slow_child_build(monkeypatch):
     monkeypatch.setattr(navigation, "MIN_PARALLEL_WORK", 0)
     monkeypatch.setattr(navigation, "_build", build)
     monkeypatch.setattr(navigation, "navigation_job", job)
-    monkeypatch.setattr(scheduling, "FIRST_SETTLE_S", 0.0)
+    monkeypatch.setattr(navigation_job, "FIRST_SETTLE_S", 0.0)
     return behaviour, calls
 
 
@@ -85,7 +86,7 @@ def opened(scheduler: scheduling.Scheduler, data: bytes):
     scheduler.session.documents[URI] = doc
     doc.index, doc.indexed_version = idx, 1
     doc.set_good(idx, 1)
-    scheduler._want_navigation(doc, idx, 1)
+    scheduler.navigation.want(doc, idx, 1)
     return doc, idx
 
 
@@ -94,9 +95,9 @@ def new_scheduler() -> scheduling.Scheduler:
     return scheduling.Scheduler(session, SimpleNamespace(session=session))
 
 
-async def ready(doc: DocumentState, timeout: float = 30.0) -> None:
+async def ready(scheduler: scheduling.Scheduler, doc: DocumentState, timeout: float = 30.0) -> None:
     await asyncio.wait_for(doc.navigation_ready.wait(), timeout)
-    while doc.navigating:  # and the task done (its id table built)
+    while scheduler.navigation.running(doc):  # and the task done (its id table built)
         await asyncio.sleep(0.01)
 
 
@@ -115,14 +116,14 @@ async def test_an_index_typed_over_during_the_build_is_not_kept_alive(slow_child
     doc.version = doc.indexed_version = 2
     doc.data, doc.index = new, second
     doc.set_good(second, 2)
-    scheduler._want_navigation(doc, second, 2)
+    scheduler.navigation.want(doc, second, 2)
     # the text typed over is held by its index and that index's parsed document only
     gone = [weakref.ref(first), weakref.ref(first.doc)]
     del first
     gc.collect()
     assert not doc.navigation_ready.is_set()  # the child is still building
     assert [ref() for ref in gone] == [None, None]  # ... and nothing here holds that version
-    await ready(doc)
+    await ready(scheduler, doc)
     # the lookups came to the index serving now, and that parse's lookups were built once
     assert doc.navigable is second and second.navigation is not None
     assert calls == ["job"]
@@ -136,7 +137,7 @@ async def test_a_child_that_fails_leaves_the_build_to_this_process(slow_child_bu
     scheduler = new_scheduler()
     data = EXAMPLE.read_bytes()
     doc, idx = opened(scheduler, data)
-    await ready(doc)
+    await ready(scheduler, doc)
     assert doc.navigable is idx and idx.navigation is not None
     assert calls == ["job", "here"]  # the detached child died; the second try's fell back here
     assert_built_as_here(idx, data)
@@ -153,7 +154,7 @@ async def test_a_reparse_during_the_build_drops_its_result_for_the_new_parse(slo
     doc.version = doc.indexed_version = 2
     doc.index = reparsed
     doc.set_good(reparsed, 2)
-    scheduler._want_navigation(doc, reparsed, 2)
-    await ready(doc)
+    scheduler.navigation.want(doc, reparsed, 2)
+    await ready(scheduler, doc)
     assert doc.navigable is reparsed and reparsed.navigation is not None
     assert first.navigation is None

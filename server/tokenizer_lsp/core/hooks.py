@@ -19,6 +19,43 @@ class BesideFailed(Exception):
     caller computes it again from what it holds now."""
 
 
+class Cancelled(Exception):
+    """The work was for a version a newer one replaced: dropped, not finished."""
+
+
+class CancelToken:
+    """Told from another thread that the work it goes with is no longer wanted: work in
+    stages checks it between them; work beside registers how to stop itself (on_cancel)."""
+
+    __slots__ = ("_lock", "_stops", "cancelled")
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._stops: list[Callable[[], None]] = []
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self.cancelled:
+                return
+            self.cancelled, stops, self._stops = True, self._stops, []
+        for stop in stops:
+            stop()
+
+    def on_cancel(self, stop: Callable[[], None]) -> None:
+        with self._lock:
+            if not self.cancelled:
+                self._stops.append(stop)
+                return
+        stop()
+
+    def check(self) -> None:
+        if self.cancelled:
+            raise Cancelled()
+
+
 class InProcess:
     """Runs fn(*args) when the result is asked for: the reference for `beside`."""
 
@@ -42,13 +79,20 @@ class InProcessStages:
     reference for `beside_in_stages`. `shared` names objects the caller holds (the text):
     only a process that sends its stages back by copy has to tell them apart."""
 
-    __slots__ = ("_stages",)
+    __slots__ = ("_stages", "cancelled")
 
     def __init__(self, fn: Callable[..., Iterator[Any]], *args: Any, shared: tuple = ()) -> None:
         self._stages = fn(*args)
+        self.cancelled = False
 
     def next_stage(self) -> Any:
+        if self.cancelled:
+            raise Cancelled()
         return next(self._stages)
+
+    def cancel(self) -> None:
+        """The stages not taken yet are not wanted (any thread): next_stage raises Cancelled."""
+        self.cancelled = True
 
     def close(self) -> None:
         self._stages.close()

@@ -24,14 +24,18 @@ from .index import DocumentIndex, build_index, new_parse_id
 STAGED_BUILD_BYTES = 1 << 20
 
 
-def build_index_beside(data: bytes, path: str | None, companion=None, assume_tokenizer: bool = False) -> DocumentIndex:
+def build_index_beside(data: bytes, path: str | None, companion=None, assume_tokenizer: bool = False,
+                       cancel: hooks.CancelToken | None = None) -> DocumentIndex:
     """build_index(...), built beside this process when the text is large (see the module
     docstring); the same index either way. JSON only: a tiktoken or merges file keeps its
     table as it is made (a dict the checks and hovers use), which would have to be sent
-    back whole."""
+    back whole. `cancel`: when it is cancelled, the build beside stops and this raises
+    hooks.Cancelled (a newer version of the text came meanwhile)."""
     if len(data) < STAGED_BUILD_BYTES or detect.is_config_name(path) or detect.content_kind(data, path) != "json":
         return build_index(data, path, companion, assume_tokenizer)
     stages = hooks.beside_in_stages(build_index_in_stages, data, path, companion, assume_tokenizer, shared=(data,))
+    if cancel is not None and hasattr(stages, "cancel"):
+        cancel.on_cancel(stages.cancel)
 
     def later() -> Mapping[str, int]:
         try:

@@ -164,9 +164,6 @@ def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087, stdio_lo
     """Serve LSP; `stdio_loop(server)` replaces pygls' stdio loop (see runtime.stdio)."""
     server = TokenizerServer()
     _forget_generated_sources()
-    # indexing runs in a worker thread; let the event loop (hovers) take the
-    # interpreter back sooner than the default 5 ms
-    sys.setswitchinterval(0.0005)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if tcp:

@@ -15,7 +15,7 @@ from pygls.uris import to_fs_path
 
 from ..core.index import DocumentIndex
 from ..core.text.edits import Change
-from ..core.text.position_map import Span, applied_span
+from ..core.text.position_map import Span, applied_span, merged
 from .settings import Settings
 from .snapshot import Snapshot
 
@@ -89,9 +89,6 @@ class DocumentState:
     navigable: DocumentIndex | None = None  # the newest index with navigation lookups
     navigable_version: int | None = None
     navigation_ready: asyncio.Event = field(default_factory=asyncio.Event)  # set when one is built
-    navigation_target: tuple | None = None  # (index, version) whose navigation lookups are wanted
-    navigating: bool = False  # a task is building them
-    navigation_built: bool = False  # once: later builds wait for edits to settle
     # every edit received after good_version: (version it made, its span; None = whole text)
     history: list[tuple[int, Span | None]] = field(default_factory=list)
     diagnostics: list = field(default_factory=list)  # rendered for indexed_version
@@ -100,16 +97,9 @@ class DocumentState:
     pending: list | None = field(default_factory=list)
     # changes received but not applied to `data` yet (the indexer thread applies them)
     queued: list[Change] = field(default_factory=list)
-    # one re-index at a time: each starts from the text the previous one produced
-    indexing: asyncio.Lock = field(default_factory=asyncio.Lock)
-    reindexing: int = 0  # re-indexes running or waiting for `indexing`
-    busy: bool = False  # a re-index is scheduled or running
-    # unreachable-token (lsp/unreachable.py): the last set (entries by id and token), the
-    # version it was computed for, the version last published with it, a task computing
-    unreachable: list | None = None
-    unreachable_version: int | None = None
-    unreachable_shown: int | None = None
-    reaching: bool = False
+    reindexing: int = 0  # a build is running (lsp/jobs/indexing.py)
+    built_from: int | None = None  # the version the latest build started from
+    busy: bool = False  # a build is scheduled or running
     settled: asyncio.Event = field(default_factory=asyncio.Event)  # set while not busy
 
     def set_busy(self, busy: bool) -> None:
@@ -163,6 +153,15 @@ class DocumentState:
         return applied_span(start, end, text, encoding, spans, idx.lines)
 
     def record_edit(self, version: int, span: Span | None) -> None:
+        if self.history and span is not None:
+            last_version, last = self.history[-1]
+            # typing at one place: one span, unless a build took the text in between (its
+            # index maps from there); a burst's hovers then map through one span, not 600
+            if last is not None and last_version != self.built_from:
+                both = merged(last, span)
+                if both is not None:
+                    self.history[-1] = (version, both)
+                    return
         if len(self.history) >= 10000:  # broken for ages: stop mapping until it parses again
             self.history = [(version, None)]
         else:

@@ -4,6 +4,7 @@
   core.hooks.beside_in_stages)
 - fast_copy: document versions copied with the interpreter released (core.hooks.splice)
 - malloc: glibc tuning and malloc_trim after an index is dropped (core.hooks.release_memory)
+- threads: the event loop takes the interpreter back from worker threads sooner
 - stdio: orjson message parsing, a large didOpen's text straight to bytes, stdin read on
   the event loop, small replies written without releasing the interpreter
 
@@ -25,7 +26,8 @@ def install(serving: bool = False) -> None:
     hooks.splice = fast_copy.splice
     hooks.release_memory = malloc.release_free_memory
     if serving:
-        from . import stdio
+        from . import stdio, threads
 
+        threads.prefer_event_loop()
         malloc.tune_malloc()
         stdio.install()

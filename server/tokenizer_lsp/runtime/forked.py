@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..core.hooks import BesideFailed
+from ..core.hooks import BesideFailed, Cancelled
 
 NICENESS = 10
 
@@ -203,6 +203,7 @@ class ForkedStages:
         self.fn, self.args, self.shared = fn, args, shared
         self.taken = 0
         self.here: Iterator[Any] | None = None
+        self.cancelled = False
 
         def child(w: int) -> None:
             for value in fn(*args):
@@ -213,6 +214,9 @@ class ForkedStages:
         self.pid, self.fd = _fork(child)
 
     def next_stage(self, timeout: float = 60.0) -> Any:
+        if self.cancelled:
+            self.close()
+            raise Cancelled()
         if self.pid:
             try:
                 value = _SharedUnpickler(_PipeReader(self.fd, time.monotonic() + timeout), self.shared).load()
@@ -220,12 +224,27 @@ class ForkedStages:
                 return value
             except Exception:  # noqa: BLE001 (died, timed out, corrupt: from here on, computed here)
                 self.close()
+                if self.cancelled:  # killed by cancel(): not computed here either
+                    raise Cancelled() from None
         if self.here is None:
             self.here = self.fn(*self.args)
             for _ in range(self.taken):
                 next(self.here)
         self.taken += 1
         return next(self.here)
+
+    def cancel(self) -> None:
+        """The stages not taken yet are not wanted (called from any thread): the child is
+        killed now, so a build for a replaced version stops using a core at once; the
+        reader sees its pipe end and raises Cancelled. The fd is closed by the reader's
+        thread (close), never here under its feet."""
+        self.cancelled = True
+        pid = self.pid
+        if pid:
+            try:
+                os.kill(pid, 9)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def close(self) -> None:
         if self.pid:

@@ -44,6 +44,21 @@ def span_of(start: Pos, end: Pos, text: str, encoding: str) -> Span:
     return Span(start, end, new_end)
 
 
+def merged(first: Span, then: Span) -> Span | None:
+    """One span for `first` then `then` (in the text after `first`), when `then` stays on
+    the line where `first`'s new text ends, inside that text or at its edges: what typing
+    and backspacing at one place makes. A burst of keystrokes is then one span to map
+    through, not one per keystroke. None when they do not combine so simply."""
+    line = first.new_end[0]
+    if not (then.start[0] == then.old_end[0] == then.new_end[0] == line):
+        return None
+    lo = first.start if first.start[0] == line else (line, 0)
+    if then.start < lo or then.old_end > first.new_end:
+        return None
+    grown = (then.new_end[1] - then.start[1]) - (then.old_end[1] - then.start[1])
+    return Span(first.start, first.old_end, (line, first.new_end[1] + grown))
+
+
 def _shift(p: Pos, frm: Pos, to: Pos) -> Pos:
     if p[0] == frm[0]:
         return (to[0], to[1] + p[1] - frm[1])

@@ -43,14 +43,9 @@ async def run(ls, arguments: list):
 
 async def current_text(ls, doc) -> tuple[int, bytes]:
     """(version, UTF-8 text) the client shows now: the document's bytes with the changes
-    queued since applied. A re-index that took changes and has not stored its text yet
-    holds changes that are in neither: then wait for it (the lock it holds). When the newest
-    version is indexed, nothing can be in flight (the lock may still be held for lookups)."""
-    if doc.indexed_version == doc.version or not doc.reindexing:
-        version, data, queued = doc.version, doc.data, list(doc.queued)
-    else:
-        async with doc.indexing:
-            version, data, queued = doc.version, doc.data, list(doc.queued)
+    queued since applied (a build keeps them queued until it stores their text: the two
+    always make the client's text)."""
+    version, data, queued = doc.version, doc.data, list(doc.queued)
     if queued:  # applying edits to a 30 MB text takes a while: not on the event loop
         loop = asyncio.get_running_loop()
         data, _ = await loop.run_in_executor(None, apply_changes, data, queued, ls.session.encoding)

@@ -12,8 +12,9 @@ pull). It is computed for the indexed version right after a document's first pub
 qwen3 come 0.1 s later, 0.38 s instead of 0.27, and reading its merges beside the parse,
 even at the lowest priority, 0.2 s later), then again only once edits have settled
 (SETTLE_S of quiet, as the navigation lookups), since any edit may change what the
-tokenizer does. The last set is kept on the DocumentState as entries named
-by id and token and placed on every newer index through its own lookups until the next
+tokenizer does. Latest wins: a set is computed only for the newest version, and one that
+comes back for a version replaced meanwhile is dropped. The last set is kept here per
+document as entries named by id and token and placed on every newer index through its own lookups until the next
 one arrives, so a keystroke never makes the findings flicker. With the code turned off
 (`diagnostics.severity`), nothing is computed.
 """
@@ -24,18 +25,22 @@ import asyncio
 import logging
 import time
 
-from ..core.behaviour.loaded import LoadError
-from ..core.behaviour.reachability_findings import (
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ...core.behaviour.loaded import LoadError
+from ...core.behaviour.reachability_findings import (
     CODE,
     UnreachableEntry,
     compact_entries,
     unreachable_findings,
     with_unreachable,
 )
-from ..core.index import DocumentIndex
-from .engine_client import EngineError, companion_bytes
-from .render.diagnostics import diagnostics_for
-from .session import DocumentState
+from ...core.index import DocumentIndex
+from ..engine_client import EngineError, companion_bytes
+from ..render.diagnostics import diagnostics_for
+from ..session import DocumentState
+from .navigation import SETTLE_S
 
 log = logging.getLogger("tokenizer_lsp")
 # the files whose vocab entries can hold the findings (a merges file's are on its vocab.json)
@@ -57,10 +62,35 @@ class _WithFindings:
         self.findings, self.lines, self.data = findings, idx.lines, idx.data
 
 
+@dataclass
+class _Reach:
+    """One document's set: the last one (entries by id and token), the version it was
+    computed for, the version last published with it, whether a task is computing one."""
+
+    doc: object = None
+    entries: list | None = None
+    version: int | None = None
+    shown: int | None = None
+    running: bool = False
+
+
 class Unreachable:
-    def __init__(self, scheduler) -> None:
-        self.scheduler = scheduler
-        self.session = scheduler.session
+    def __init__(self, session, publisher, executor, engine: Callable) -> None:
+        self.session = session
+        self.publisher = publisher
+        self.executor = executor  # the indexing thread: a render never runs beside a build
+        self.engine = engine  # () -> the engine client (the helper process)
+        self._reach: dict[str, _Reach] = {}
+
+    def of(self, doc: DocumentState) -> _Reach:
+        r = self._reach.get(doc.uri)
+        if r is None or r.doc is not doc:
+            r = self._reach[doc.uri] = _Reach(doc)
+        return r
+
+    def forget(self, doc: DocumentState) -> None:
+        if self._reach.get(doc.uri) is not None and self._reach[doc.uri].doc is doc:
+            del self._reach[doc.uri]
 
     _warmed = False
 
@@ -75,7 +105,7 @@ class Unreachable:
     async def _engine_started(self) -> None:
         """Start the helper process if it is not running (it lowers its own priority:
         engine/worker.py)."""
-        await self.scheduler.server.engine.ping()
+        await self.engine().ping()
 
     def enabled(self) -> bool:
         return self.session.settings.level(CODE) != "off"
@@ -89,60 +119,60 @@ class Unreachable:
 
     def carrying(self, doc: DocumentState) -> list[UnreachableEntry] | None:
         """The set a new index of doc will show, when there is one (read on the loop)."""
-        return doc.unreachable if doc.unreachable and self.enabled() else None
+        entries = self.of(doc).entries
+        return entries if entries and self.enabled() else None
+
+    def render_carried(self, idx: DocumentIndex, entries: list[UnreachableEntry]) -> CarriedDiagnostics:
+        return CarriedDiagnostics(self.render(idx, entries))
 
     @staticmethod
     def placeable(idx: DocumentIndex | None) -> bool:
         return idx is not None and idx.is_tokenizer and idx.lookups_ready
 
     def _showable(self, doc: DocumentState, idx: DocumentIndex | None) -> bool:
-        return bool(doc.unreachable) and self.enabled() and self.placeable(idx)
+        return bool(self.of(doc).entries) and self.enabled() and self.placeable(idx)
 
     async def carried(self, doc: DocumentState, idx: DocumentIndex, diags: list[dict], version: int) -> list[dict]:
         """The diagnostics to publish for a new index: with the last set when this index can
         place it already (an edit inside a token keeps the lookups), else as they are (the
         set follows once the lookups are built: `indexed`)."""
-        if doc.unreachable is None and self.enabled() and idx.format in COMPUTED_FOR and not self._warmed:
+        r = self.of(doc)
+        if r.entries is None and self.enabled() and idx.format in COMPUTED_FOR and not self._warmed:
             # the helper process starts while this publication goes out, not after it
             self._warmed = True
             asyncio.ensure_future(self._warm())
         if isinstance(diags, CarriedDiagnostics):  # rendered with the set by the build
-            doc.unreachable_shown = version
+            r.shown = version
             return list(diags)
         if not self._showable(doc, idx):
             return diags
-        loop = asyncio.get_running_loop()
-        diags = await loop.run_in_executor(self.scheduler.indexer, self.render, idx, doc.unreachable)
-        doc.unreachable_shown = version
+        diags = await asyncio.get_running_loop().run_in_executor(self.executor, self.render, idx, r.entries)
+        r.shown = version
         return diags
 
     async def show(self, doc: DocumentState) -> None:
         """Publish the newest index's diagnostics again with the set added (push), or make
         them the next pull's answer and ask the client to pull (pull)."""
+        r = self.of(doc)
         idx, version = doc.index, doc.indexed_version
         if idx is None or not idx.is_tokenizer or not idx.lookups_ready or not self.enabled():
             return
-        if not doc.unreachable and doc.unreachable_shown is None:
+        if not r.entries and r.shown is None:
             return  # nothing shown, nothing to show
         loop = asyncio.get_running_loop()
-        if doc.unreachable:
-            diags = await loop.run_in_executor(self.scheduler.indexer, self.render, idx, doc.unreachable)
+        if r.entries:
+            diags = await loop.run_in_executor(self.executor, self.render, idx, r.entries)
         else:  # the last set was emptied: the findings without it
-            diags = await loop.run_in_executor(self.scheduler.indexer, diagnostics_for, idx,
+            diags = await loop.run_in_executor(self.executor, diagnostics_for, idx,
                                                self.session.settings, self.session.encoding)
         del idx
-        if doc.indexed_version != version or self.session.documents.get(doc.uri) is not doc:
-            return  # a newer index was published meanwhile, with the set already on it
-        doc.unreachable_shown = version if doc.unreachable else None
-        caps = self.session.capabilities
-        doc.diagnostics = diags if caps.pull_diagnostics else []  # kept for pulls only
-        if not caps.pull_diagnostics:
-            self.scheduler.publish(doc.uri, diags, version)
-        elif caps.diagnostic_refresh:
-            self.scheduler.server.workspace_diagnostic_refresh(None)
-        # else: a client that pulls and cannot be asked to pull again (Neovim 0.11) gets the
-        # set with its next pull (after an edit); pushing it beside would break "pushed or
+        if doc.indexed_version != version or doc.version != version or self.session.documents.get(doc.uri) is not doc:
+            return  # replaced meanwhile: the newer index is published with the set on it
+        r.shown = version if r.entries else None
+        # a client that pulls and cannot be asked to pull again (Neovim 0.11) gets the set
+        # with its next pull (after an edit); pushing it beside would break "pushed or
         # pulled, never both" (INTERFACE.md)
+        self.publisher.findings(doc, diags, version, caused_here=False)
 
     # ---- computed ------------------------------------------------------------------------
 
@@ -151,38 +181,38 @@ class Unreachable:
         it, and compute the set again when this version's is not known."""
         if idx.format == "merges.txt":
             self._merges_changed(doc, version)
-        if self._showable(doc, idx) and doc.unreachable_shown != version and doc.index is idx:
+        if self._showable(doc, idx) and self.of(doc).shown != version and doc.index is idx:
             await self.show(doc)
         self.want(doc)
 
     def want(self, doc: DocumentState) -> None:
-        if doc.reaching or not self.enabled() or doc.unreachable_version == doc.indexed_version:
+        r = self.of(doc)
+        if r.running or not self.enabled() or r.version == doc.indexed_version:
             return
         if doc.index is not None and doc.index.format == "merges.txt":
-            return  # its vocab.json holds the set (unreachable_version: see _merges_changed)
-        doc.reaching = True
-        asyncio.ensure_future(self._run(doc))
+            return  # its vocab.json holds the set (version: see _merges_changed)
+        r.running = True
+        asyncio.ensure_future(self._run(doc, r))
 
     def _merges_changed(self, doc: DocumentState, version: int) -> None:
         """A merges file's new version changes what the vocab.json beside it produces."""
-        before, doc.unreachable_version = doc.unreachable_version, version
+        r = self.of(doc)
+        before, r.version = r.version, version
         if before is None or before == version or not doc.path:
             return
         for other in self.session.beside(doc.path):
             if other.index is not None and other.index.format == "vocab.json":
-                other.unreachable_version = None
+                self.of(other).version = None
                 self.want(other)
 
-    async def _run(self, doc: DocumentState) -> None:
-        from .scheduler import SETTLE_S
-
+    async def _run(self, doc: DocumentState, r: _Reach) -> None:
         try:
             while self.session.documents.get(doc.uri) is doc and self.enabled():
-                if doc.unreachable_version == doc.indexed_version:
+                if r.version == doc.indexed_version:
                     return
                 # the first set: at once (the engine works in its own process while this
                 # one builds the lookups)
-                if doc.unreachable is not None:
+                if r.entries is not None:
                     # later sets: once the edits have settled, and then only for the
                     # newest version (never a queue of stale ones)
                     while True:
@@ -194,20 +224,26 @@ class Unreachable:
                     if self.session.documents.get(doc.uri) is not doc or not self.enabled():
                         return
                 version = doc.indexed_version
-                if version is None or doc.unreachable_version == version:
+                if version is None or r.version == version:
                     return
+                if doc.version != version and r.entries is not None:
+                    return  # not the newest text: never started (its index comes, and asks again)
                 started = time.perf_counter()
                 entries = await self._compute(doc, version)
                 if entries is None or self.session.documents.get(doc.uri) is not doc:
                     return
+                if doc.version != version and r.entries is not None:
+                    log.info("%s v%s: unreachable set dropped (v%s came)", doc.uri.rsplit("/", 1)[-1], version,
+                             doc.version)
+                    continue  # replaced while computed: the last set stands until the newest one's
                 log.info("%s v%s: %d unreachable tokens in %.0f ms", doc.uri.rsplit("/", 1)[-1], version,
                          len(entries), (time.perf_counter() - started) * 1e3)
-                doc.unreachable, doc.unreachable_version = entries, version
+                r.entries, r.version = entries, version
                 await self.show(doc)
         except Exception:  # a bug here must not take the server down
             log.exception("unreachable tokens of %s failed", doc.uri)
         finally:
-            doc.reaching = False
+            r.running = False
 
     async def _compute(self, doc: DocumentState, version: int) -> list[UnreachableEntry] | None:
         idx = doc.index
@@ -220,11 +256,9 @@ class Unreachable:
         try:
             companion_path, companion = await companion_bytes(self.session, text[0], path)
             await self._engine_started()
-            entries = await self.scheduler.server.engine.unreachable((doc.uri, version), text, path, companion,
-                                                                     companion_path)
+            entries = await self.engine().unreachable((doc.uri, version), text, path, companion, companion_path)
             # kept until the next set: compact, their messages written once (indexer thread)
-            return await asyncio.get_running_loop().run_in_executor(
-                self.scheduler.indexer, compact_entries, entries, fmt)
+            return await asyncio.get_running_loop().run_in_executor(self.executor, compact_entries, entries, fmt)
         except LoadError:
             return []
         except EngineError as e:

@@ -1,0 +1,83 @@
+"""Folder re-checks: the files beside a changed one checked again against it.
+
+A merges file is checked against the vocab.json beside it, a model config file against the
+tokenizer file and the other configs of its folder; config files that are not open are
+checked too and published on their own URIs (push clients). Every keystroke in a
+tokenizer.json lands here: checking the folder's configs against it each time cost 1 s per
+edit on qwen3, so a tokenizer's edits are re-checked once they settle (a newer edit
+replaces the pending re-check, never queues another).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable
+
+from ...core.files import VOCAB_NAMES
+from ...core.model_folder.config_doc import is_config_name
+from ...core.model_folder.folder import TOKENIZER_NAMES
+from ..paired import closed_config_diagnostics
+
+log = logging.getLogger("tokenizer_lsp")
+CONFIG_SETTLE_S = 0.5  # quiet time after a tokenizer edit before its folder's configs are re-checked
+
+
+class FolderChecks:
+    def __init__(self, session, publisher, reindex: Callable) -> None:
+        self.session = session
+        self.publisher = publisher
+        self.reindex = reindex  # (doc): built again at once, re-parsed (what it is checked with changed)
+        self._config_texts: dict[str, bytes | None] = {}  # the config texts others were checked with
+        self._closed_shown: dict[str, bool] = {}  # closed config files with findings published
+        self._timers: dict[str, asyncio.TimerHandle] = {}  # folder -> pending re-check
+
+    def vocabulary_changed(self, path: str | None) -> None:
+        """A vocab.json or encoder.json changed (edited, closed, or on disk): the merges
+        files beside it are checked again against it."""
+        self.configs_changed(path)
+        if not path or os.path.basename(path) not in VOCAB_NAMES:
+            return
+        for doc in self.session.beside(path):
+            if doc.index is not None and doc.index.format == "merges.txt":
+                self.reindex(doc)
+
+    def configs_changed(self, path: str | None) -> None:
+        """A tokenizer file or a model config file changed: the open config files beside it
+        are checked again (a config's ids are held to the tokens another one names)."""
+        if not path or not (is_config_name(path) or os.path.basename(path) in TOKENIZER_NAMES):
+            return
+        if is_config_name(path):
+            text = self.session.open_text(path)
+            if text is not None and self._config_texts.get(path) is text:
+                return  # re-checked, not edited: the others stand (and no ping-pong)
+            self._config_texts[path] = text
+        folder = os.path.dirname(os.path.abspath(path))
+        old = self._timers.pop(folder, None)
+        if old is not None:
+            old.cancel()
+        delay = 0 if is_config_name(path) else CONFIG_SETTLE_S
+        self._timers[folder] = asyncio.get_running_loop().call_later(delay, self._recheck, folder, path)
+
+    def _recheck(self, folder: str, path: str) -> None:
+        self._timers.pop(folder, None)
+        for doc in self.session.beside(path):
+            if is_config_name(doc.path):
+                self.reindex(doc)
+        if not self.session.capabilities.pull_diagnostics:  # a pulling client asks for open files only
+            asyncio.ensure_future(self._publish_closed_configs(path))
+
+    async def _publish_closed_configs(self, path: str) -> None:
+        """The config files beside an open tokenizer that are not open themselves are
+        checked too, after its own diagnostics, and published on their own URIs."""
+        try:
+            found = await asyncio.get_running_loop().run_in_executor(  # never queued before an edit
+                None, closed_config_diagnostics, self.session, path)
+        except Exception:  # a config file must not take the tokenizer's server down
+            log.exception("checking the config files beside %s failed", path)
+            return
+        for config, uri, diags in found:
+            if self.session.open_text(config) is None and (diags or self._closed_shown.get(uri)):
+                self.publisher.publish(uri, diags)
+                self._closed_shown[uri] = bool(diags)

@@ -1,0 +1,147 @@
+"""Navigation lookups (definition, references, workspace symbols) of a document's index.
+
+Built last, apart from the indexing thread, one document at a time, for the newest index
+only (a queue of them would keep every typed version's text alive), once edits have settled,
+and not again for what a typed character derived from the same parse: ordinals and ranks
+carry over, positions come from each index's own tables. A version replaced while its
+lookups were wanted is never started; lookups that come back for a parse no longer serving
+are dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from ...core import hooks
+from ...core.index import DocumentIndex, collector_paused
+
+log = logging.getLogger("tokenizer_lsp")
+SETTLE_S = 1.0  # quiet time after an edit before navigation lookups are rebuilt
+FIRST_SETTLE_S = 0.2  # ... and after a document opens (hovers and hints come first)
+
+
+@dataclass
+class _Wanted:
+    """One document's navigation job: the version wanted, and whether a task is on it."""
+
+    version: int | None = None
+    running: bool = False
+    built_once: bool = False  # later builds wait for edits to settle
+
+
+class Navigation:
+    def __init__(self, session, executor, after: Callable[[object], Awaitable[None]]) -> None:
+        self.session = session
+        self.executor = executor  # a thread of its own: the next edit's build never queues behind
+        self.after = after  # (doc): once a document's lookups serve
+        self._wanted: dict[str, _Wanted] = {}
+
+    def running(self, doc) -> bool:
+        w = self._wanted.get(doc.uri)
+        return w is not None and w.running
+
+    def forget(self, doc) -> None:
+        self._wanted.pop(doc.uri, None)
+
+    @staticmethod
+    def _carried(doc, idx: DocumentIndex, version: int | None) -> bool:
+        """Whether the lookups of idx's parse are built: then they are carried to it."""
+        nav = doc.navigable
+        if nav is None or nav.parse_id != idx.parse_id or nav.navigation is None:
+            return False
+        idx.navigation = nav.navigation
+        doc.set_navigable(idx, version)
+        return True
+
+    def want(self, doc, idx: DocumentIndex, version: int) -> None:
+        if self._carried(doc, idx, version):
+            return
+        nav = doc.navigable
+        if nav is not None and nav.parse_id != idx.parse_id:
+            # a new parse: the old one's lookups would keep a second whole index alive
+            # while the new ones are built (2 s on gemma3); requests wait for those instead
+            doc.navigable = doc.navigable_version = None  # and the edits kept for mapping to it
+            doc.navigation_ready.clear()
+        w = self._wanted.setdefault(doc.uri, _Wanted())
+        w.version = version
+        if not w.running:
+            w.running = True
+            asyncio.ensure_future(self._navigate(doc, w))
+
+    async def _settled(self, doc, w: _Wanted) -> None:
+        """When the document is quiet (after an edit: a burst of them settled), so that a
+        build never keeps an index the next edits replaced alive beside new ones."""
+        while True:
+            if doc.busy:
+                await doc.settled.wait()
+            await asyncio.sleep(SETTLE_S if w.built_once else FIRST_SETTLE_S)
+            if not doc.busy:
+                return
+
+    async def _navigate(self, doc, w: _Wanted) -> None:
+        from ...core.navigation import navigation_job
+
+        loop = asyncio.get_running_loop()
+        try:
+            while w.version is not None and self.session.documents.get(doc.uri) is doc:
+                version, w.version = w.version, None
+                await self._settled(doc, w)
+                if w.version is not None or doc.version != version:
+                    continue  # superseded while waiting: never started
+                idx = doc.good if doc.good is not None else doc.index
+                if idx is None:
+                    continue
+                if self._carried(doc, idx, doc.good_version if doc.good is idx else doc.indexed_version):
+                    continue  # typed into while the lookups of its parse were built
+                parse_id = idx.parse_id
+                try:
+                    # started beside, then waited for without the index: the edits of
+                    # those seconds must not find this version's text still alive
+                    job = await loop.run_in_executor(self.executor, navigation_job, idx)
+                    del idx
+                    try:
+                        navigation = await loop.run_in_executor(self.executor, job.result)
+                    except hooks.BesideFailed:
+                        navigation = await self._here(doc, parse_id)
+                    del job
+                except Exception:
+                    log.exception("navigation lookups of %s failed", doc.uri)
+                    continue
+                w.built_once = True
+                serving = doc.good if doc.good is not None else doc.index
+                if serving is None or serving.parse_id != parse_id:
+                    continue  # re-parsed since: dropped, that parse's lookups are on their way
+                if navigation is None:
+                    doc.navigation_ready.set()  # nothing to navigate: nobody should wait for it
+                    continue
+                serving.navigation = navigation  # typed since the build began: still its parse
+                doc.set_navigable(serving, doc.good_version if doc.good is serving else doc.indexed_version)
+                # its id table too (`#123` symbols), built on first use
+                await loop.run_in_executor(self.executor, _id_table, serving)
+                del serving, navigation
+                await self.after(doc)
+        finally:
+            w.running = False
+
+    async def _here(self, doc, parse_id: int):
+        """The lookups built in this process (the child building them failed), from the
+        index serving now when it is still of that parse."""
+        idx = doc.good if doc.good is not None else doc.index
+        if idx is None or idx.parse_id != parse_id:
+            return None
+        await asyncio.get_running_loop().run_in_executor(self.executor, _prepare_navigation, idx)
+        return idx.navigation
+
+
+def _prepare_navigation(idx: DocumentIndex) -> None:
+    with collector_paused():
+        idx.prepare_navigation()
+
+
+def _id_table(idx: DocumentIndex) -> None:
+    with collector_paused():
+        idx.token_of_id(0)
+    hooks.release_memory()  # the lookups came as a pickle of several MB, now freed
