@@ -13,7 +13,7 @@ import weakref
 from types import SimpleNamespace
 
 import pytest
-from tokenizer_lsp.core import hooks, navigation
+from tokenizer_lsp.core import hooks, navigation_build
 from tokenizer_lsp.core.index import build_index
 from tokenizer_lsp.lsp import scheduler as scheduling
 from tokenizer_lsp.lsp.jobs import navigation as navigation_job
@@ -54,7 +54,7 @@ def assert_built_as_here(idx, data: bytes) -> None:
 @pytest.fixture
 def slow_child_build(monkeypatch):
     """Builds beside in a forked child that takes `delay` seconds (or dies): calls counted."""
-    parent, real, calls = os.getpid(), navigation._build, []
+    parent, real, calls = os.getpid(), navigation_build._build, []
     behaviour = {"delay": 1.0, "die": False}
 
     def build(doc, v):
@@ -66,16 +66,16 @@ def slow_child_build(monkeypatch):
             calls.append("here")
         return real(doc, v)
 
-    started = navigation.navigation_job
+    started = navigation_build.navigation_job
 
     def job(idx):
         calls.append("job")
         return started(idx)
 
     monkeypatch.setattr(hooks, "beside", Forked)
-    monkeypatch.setattr(navigation, "MIN_PARALLEL_WORK", 0)
-    monkeypatch.setattr(navigation, "_build", build)
-    monkeypatch.setattr(navigation, "navigation_job", job)
+    monkeypatch.setattr(navigation_build, "MIN_PARALLEL_WORK", 0)
+    monkeypatch.setattr(navigation_build, "_build", build)
+    monkeypatch.setattr(navigation_build, "navigation_job", job)
     monkeypatch.setattr(navigation_job, "FIRST_SETTLE_S", 0.0)
     return behaviour, calls
 

@@ -7,7 +7,7 @@ import re
 from lsprotocol import types
 
 from ...core.model_folder.folder import facts_of_index
-from ...core.model_folder.navigate import describe, named_by, token_piece
+from ...core.model_folder.config_queries import describe, named_by, token_piece
 from ...core.pieces import piece_at
 from ..paired import config_context, paired
 from ..render.hover import hover_markdown

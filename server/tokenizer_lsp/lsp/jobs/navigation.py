@@ -82,7 +82,7 @@ class Navigation:
                 return
 
     async def _navigate(self, doc, w: _Wanted) -> None:
-        from ...core.navigation import navigation_job
+        from ...core.navigation_build import navigation_job
 
         loop = asyncio.get_running_loop()
         try:

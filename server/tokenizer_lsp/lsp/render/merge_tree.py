@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...core.decoding.display import clipped, code_span, visible_text
 from ...core.index import DocumentIndex
-from ...core.navigate import CUT, merge_tree, split_tree
+from ...core.navigation_queries import CUT, merge_tree, split_tree
 from ...core.pieces import Piece
 from ...core.tiktoken_split import inferred_split, rank_lookup
 
