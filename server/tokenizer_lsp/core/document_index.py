@@ -76,15 +76,6 @@ class DocumentIndex:
     def vocab(self) -> Vocabulary | None:
         return self.doc.vocab if self.doc is not None else None
 
-    navigation = None  # core.navigation_build.Navigation, set once by prepare_navigation
-
-    def prepare_navigation(self) -> None:
-        """Build the navigation lookups (after prepare_lookups; off the event loop)."""
-        if self.navigation is None:
-            from .navigation_build import build_navigation
-
-            self.navigation = build_navigation(self)
-
     def ordinal_of(self, token: str) -> int | None:
         """The place of a token in the vocabulary's order (its literal table index)."""
         v = self.vocab
