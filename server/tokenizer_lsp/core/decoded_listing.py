@@ -14,7 +14,7 @@ from itertools import chain
 
 import orjson
 
-from .compact_vocab import CompactTokens
+from .compact_vocab import CompactTokens, unwrapped
 from .decoding.display import visible_text
 from .decoding.tokens import decode_token
 from .model import RenamedTokens
@@ -22,10 +22,11 @@ from .model import RenamedTokens
 
 def entries(tokens: Mapping[str, int]) -> Iterable[tuple[str, int]]:
     """(token, id) pairs in the mapping's order, as `tokens.items()`, in one pass."""
+    tokens = unwrapped(tokens)
     if isinstance(tokens, CompactTokens):
         return zip(tokens, tokens.ids())
-    if isinstance(tokens, RenamedTokens) and isinstance(tokens.base, CompactTokens):
-        base, removed = tokens.base, tokens.removed
+    if isinstance(tokens, RenamedTokens) and isinstance(unwrapped(tokens.base), CompactTokens):
+        base, removed = unwrapped(tokens.base), tokens.removed
         kept = ((k, i) for k, i in zip(base, base.ids()) if k not in removed) if removed else zip(base, base.ids())
         return chain(kept, tokens.renamed.items())
     return tokens.items()

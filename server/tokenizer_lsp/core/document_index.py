@@ -79,9 +79,9 @@ class DocumentIndex:
     def ordinal_of(self, token: str) -> int | None:
         """The place of a token in the vocabulary's order (its literal table index)."""
         v = self.vocab
-        if v is None or token not in settled_tokens(v):
+        tokens = settled_tokens(v) if v is not None else None
+        if tokens is None or token not in tokens:
             return None
-        tokens = v.tokens
         if isinstance(tokens, CompactTokens) or (isinstance(tokens, RenamedTokens) and hasattr(tokens.base, "ordinal")):
             return tokens.ordinal(token)
         return self._key_ordinals.get(token)
