@@ -11,7 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tokenizer_lsp.core.files import decoded_rows, index_file
+from tokenizer_lsp.core.decoded_listing import decoded_rows
+from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.decoding import Scheme
 
 from .conftest import corpus_file

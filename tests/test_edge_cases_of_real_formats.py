@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenizer_lsp.core.files import decoded_rows, index_file
+from tokenizer_lsp.core.decoded_listing import decoded_rows
+from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.cli import main as cli
 from tokenizer_lsp.core.decoding import BYTE_TO_CHAR, Scheme, byte_level_encode, decode_token
 from tokenizer_lsp.core.decoding.display import visible_text

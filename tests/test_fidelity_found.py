@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tokenizer_lsp.core.files import decoded_rows, index_file
+from tokenizer_lsp.core.decoded_listing import decoded_rows
+from tokenizer_lsp.core.files import index_file
 
 tiktoken_load = pytest.importorskip("tiktoken.load", reason="tiktoken is needed to know what tiktoken reads")
 

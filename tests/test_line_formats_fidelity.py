@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from tokenizer_lsp.cli import main as cli
 from tokenizer_lsp.core import detect
-from tokenizer_lsp.core.files import decoded_rows, index_file
+from tokenizer_lsp.core.decoded_listing import decoded_rows
+from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.formats.tiktoken_doc import TiktokenDocument
 from tokenizer_lsp.core.pieces import piece_at
 from tokenizer_lsp.lsp.render.hover import hover_markdown

@@ -13,8 +13,9 @@ import weakref
 from types import SimpleNamespace
 
 import pytest
-from tokenizer_lsp.core import hooks, navigation
+from tokenizer_lsp.core import hooks, navigation_build
 from tokenizer_lsp.core.index import build_index
+from tokenizer_lsp.core.navigation_build import build_navigation
 from tokenizer_lsp.lsp import scheduler as scheduling
 from tokenizer_lsp.lsp.jobs import navigation as navigation_job
 from tokenizer_lsp.lsp.session import DocumentState, Session
@@ -42,11 +43,11 @@ def typed_into_a_token(idx, data: bytes) -> tuple[object, bytes]:
     return edited, new
 
 
-def assert_built_as_here(idx, data: bytes) -> None:
-    """idx's lookups answer as those of a fresh index of data built in this process."""
+def assert_built_as_here(doc, idx, data: bytes) -> None:
+    """The lookups doc holds for idx answer as those of a fresh index of data built in
+    this process."""
     reference = indexed(data)
-    reference.prepare_navigation()
-    got, want = idx.navigation, reference.navigation
+    got, want = doc.navigation_of(idx), build_navigation(reference)
     assert [(got.producer(o), got.producers(o), got.using(o)) for o in range(len(idx.vocab.tokens))] == \
         [(want.producer(o), want.producers(o), want.using(o)) for o in range(len(reference.vocab.tokens))]
 
@@ -54,7 +55,7 @@ def assert_built_as_here(idx, data: bytes) -> None:
 @pytest.fixture
 def slow_child_build(monkeypatch):
     """Builds beside in a forked child that takes `delay` seconds (or dies): calls counted."""
-    parent, real, calls = os.getpid(), navigation._build, []
+    parent, real, calls = os.getpid(), navigation_build._build, []
     behaviour = {"delay": 1.0, "die": False}
 
     def build(doc, v):
@@ -66,16 +67,16 @@ def slow_child_build(monkeypatch):
             calls.append("here")
         return real(doc, v)
 
-    started = navigation.navigation_job
+    started = navigation_build.navigation_job
 
     def job(idx):
         calls.append("job")
         return started(idx)
 
     monkeypatch.setattr(hooks, "beside", Forked)
-    monkeypatch.setattr(navigation, "MIN_PARALLEL_WORK", 0)
-    monkeypatch.setattr(navigation, "_build", build)
-    monkeypatch.setattr(navigation, "navigation_job", job)
+    monkeypatch.setattr(navigation_build, "MIN_PARALLEL_WORK", 0)
+    monkeypatch.setattr(navigation_build, "_build", build)
+    monkeypatch.setattr(navigation_build, "navigation_job", job)
     monkeypatch.setattr(navigation_job, "FIRST_SETTLE_S", 0.0)
     return behaviour, calls
 
@@ -125,9 +126,9 @@ async def test_an_index_typed_over_during_the_build_is_not_kept_alive(slow_child
     assert [ref() for ref in gone] == [None, None]  # ... and nothing here holds that version
     await ready(scheduler, doc)
     # the lookups came to the index serving now, and that parse's lookups were built once
-    assert doc.navigable is second and second.navigation is not None
+    assert doc.navigable is second and doc.navigation_of(second) is not None
     assert calls == ["job"]
-    assert_built_as_here(second, data)
+    assert_built_as_here(doc, second, data)
 
 
 @needs_fork
@@ -138,9 +139,9 @@ async def test_a_child_that_fails_leaves_the_build_to_this_process(slow_child_bu
     data = EXAMPLE.read_bytes()
     doc, idx = opened(scheduler, data)
     await ready(scheduler, doc)
-    assert doc.navigable is idx and idx.navigation is not None
+    assert doc.navigable is idx and doc.navigation_of(idx) is not None
     assert calls == ["job", "here"]  # the detached child died; the second try's fell back here
-    assert_built_as_here(idx, data)
+    assert_built_as_here(doc, idx, data)
 
 
 @needs_fork
@@ -156,5 +157,5 @@ async def test_a_reparse_during_the_build_drops_its_result_for_the_new_parse(slo
     doc.set_good(reparsed, 2)
     scheduler.navigation.want(doc, reparsed, 2)
     await ready(scheduler, doc)
-    assert doc.navigable is reparsed and reparsed.navigation is not None
-    assert first.navigation is None
+    assert doc.navigable is reparsed and doc.navigation_of(reparsed) is not None
+    assert doc.navigation_of(first) is None  # the lookups are of the new parse only

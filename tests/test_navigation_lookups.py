@@ -10,6 +10,7 @@ import weakref
 import orjson
 import pytest
 from tokenizer_lsp.core.index import build_index
+from tokenizer_lsp.core.navigation_build import build_navigation
 
 from .conftest import corpus_file
 
@@ -38,16 +39,15 @@ def qwen3():
     data = path.read_bytes()
     idx = build_index(data, str(path))
     idx.prepare_lookups()
-    idx.prepare_navigation()
+    nav = build_navigation(idx)
     obj = orjson.loads(data)
     vocab = obj["model"]["vocab"]
     merges = [m.split(" ") if isinstance(m, str) else m for m in obj["model"]["merges"]]
-    return idx, vocab, merges
+    return idx, vocab, merges, nav
 
 
 def test_merge_lookups_match_the_files_merges(qwen3):
-    idx, vocab, merges = qwen3
-    nav = idx.navigation
+    idx, vocab, merges, nav = qwen3
     order = list(vocab)  # ordinals: the keys' order in the file
     ordinal = {t: o for o, t in enumerate(order)}
     assert nav.merge_count == len(merges)
@@ -72,8 +72,7 @@ def test_merge_lookups_match_the_files_merges(qwen3):
 
 
 def test_search_finds_stored_forms_in_utf8_blobs_shortest_first(qwen3):
-    idx, vocab, _ = qwen3
-    nav = idx.navigation
+    idx, vocab, _, nav = qwen3
     found = [idx.token_at_ordinal(o) for o in nav.search("Ġthe", 1000, idx.ordinal_of("Ġthe"))]
     expected = {t for t in vocab if "Ġthe" in t}
     assert set(found) == expected and len(found) == len(expected)
@@ -85,8 +84,7 @@ def test_search_finds_stored_forms_in_utf8_blobs_shortest_first(qwen3):
 
 
 def test_search_finds_decoded_text_across_character_widths(qwen3):
-    idx, vocab, _ = qwen3
-    nav = idx.navigation
+    idx, vocab, _, nav = qwen3
     found = {idx.token_at_ordinal(o) for o in nav.search("我", 100_000)}
     assert found == {t for t in vocab if "我" in _decoded(t)}
     assert len(found) > 10
@@ -101,7 +99,7 @@ def test_ids_in_key_order_need_no_table_and_others_still_resolve(tmp_path):
 
 
 def test_an_index_replaced_by_an_edit_is_released(qwen3):
-    idx, _, _ = qwen3
+    idx, _, _, _ = qwen3
     data = idx.data
     at = data.index('"Ġthe"'.encode()) + len('"Ġthe'.encode())
     new = data[:at] + b"x" + data[at:]
@@ -117,7 +115,7 @@ def test_an_index_replaced_by_an_edit_is_released(qwen3):
 
 
 def test_ids_after_an_edit_name_the_edited_key_without_a_list_of_every_key(qwen3):
-    idx, vocab, _ = qwen3
+    idx, vocab, _, _ = qwen3
     assert idx.token_of_id(vocab["Ġthe"]) == "Ġthe"
     data = idx.data
     at = data.index('"Ġthe"'.encode()) + len('"Ġthe'.encode())

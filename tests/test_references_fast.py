@@ -1,5 +1,5 @@
 """References through the merge-layout fast path (core.merge_layout) and the inverted index
-of merge parts (core.navigation), against the general path (positions from each span) and
+of merge parts (core.navigation_build), against the general path (positions from each span) and
 against positions computed here from the file's text alone (the json module, a regex over
 string literals, a line-break scan): real files in the pair form (gemma3, qwen3) and the
 string form (llama3, llama2), one-line files, small files written here with CRLF, escapes,
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from bisect import bisect_right
 
 import orjson
@@ -16,7 +17,8 @@ import pytest
 from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.index import build_index
 from tokenizer_lsp.core.merge_layout import RangeRun
-from tokenizer_lsp.core.navigate import reference_ranges
+from tokenizer_lsp.core.navigation_build import build_navigation
+from tokenizer_lsp.core.navigation_queries import reference_ranges
 
 from .conftest import corpus_file
 
@@ -121,17 +123,25 @@ def flat(items) -> list:
 def indexed(data: bytes, path: str = "tokenizer.json"):
     idx = build_index(data, path)
     idx.prepare_lookups()
-    idx.prepare_navigation()
+    _NAVIGATION[idx] = build_navigation(idx)
     return idx
+
+
+# the navigation lookups of each index `indexed` built: held beside it, as the server does
+_NAVIGATION: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def nav_of(idx):
+    return _NAVIGATION[idx]
 
 
 def check(idx, expected: Expected, token: str, encodings=ENCODINGS, decl: bool = True, fast: bool | None = None) -> None:
     """Fast path, general path and the text agree; `fast`: whether the layout gave them."""
     for encoding in encodings:
         want = expected.ranges(token, decl, encoding)
-        got = reference_ranges(idx, token, decl, encoding)
+        got = reference_ranges(idx, nav_of(idx), token, decl, encoding)
         assert flat(got) == want, (token, encoding)
-        assert reference_ranges(idx, token, decl, encoding, use_layout=False) == want, (token, encoding)
+        assert reference_ranges(idx, nav_of(idx), token, decl, encoding, use_layout=False) == want, (token, encoding)
         if fast is not None and expected.parts.get(token):  # a run needs merge parts
             assert any(isinstance(item, RangeRun) for item in got) == fast, (token, encoding)
 
@@ -148,7 +158,7 @@ def gemma3():
 def test_gemma3_space_marker_and_escaped_tokens(gemma3):
     """`▁` is a part of 40922 merges (pretty-printed pairs); `\\n` literals hold a backslash."""
     idx, expected = gemma3
-    assert idx.navigation.merge_layout is not None and idx.navigation.merge_layout.pairs
+    assert nav_of(idx).merge_layout is not None and nav_of(idx).merge_layout.pairs
     assert len(expected.parts["▁"]) == 40923  # in 40922 merges: one is `▁` + `▁`
     check(idx, expected, "▁", fast=True)
     for token in ("\n", "\n\n", "t", "<0x0A>", "▁the", '"', "\\"):
@@ -160,7 +170,7 @@ def test_gemma3_inverted_index_matches_the_merges(gemma3):
     """Every use, every producer (gemma3 lists several merges per token) and the count of
     distinct merges using a token, for tokens picked across the vocabulary."""
     idx, expected = gemma3
-    nav = idx.navigation
+    nav = nav_of(idx)
     merges = orjson.loads(expected.text)["model"]["merges"]
     picked = ["▁", "t", "\n", "▁the", "ing"] + list(expected.keys)[::5000]
     using: dict[str, list] = {t: [] for t in picked}
@@ -195,7 +205,7 @@ def test_real_files_in_both_merge_forms(rel, tokens):
     path = corpus_file(rel)
     data = path.read_bytes()
     idx, expected = indexed(data, str(path)), Expected(data.decode("utf-8"))
-    layout = idx.navigation.merge_layout
+    layout = nav_of(idx).merge_layout
     assert layout is not None and layout.pairs == rel.startswith("qwen3")
     for token in tokens:
         check(idx, expected, token, fast=bool(expected.parts.get(token)))
@@ -207,7 +217,7 @@ def test_one_line_files_take_the_general_path():
     obj = json.loads(corpus_file("llama2/tokenizer.json").read_text(encoding="utf-8"))
     text = json.dumps(obj, ensure_ascii=False)
     idx, expected = indexed(text.encode("utf-8")), Expected(text)
-    assert idx.navigation.merge_layout is None
+    assert nav_of(idx).merge_layout is None
     for token in ("▁t", "▁", "<0x0A>"):
         check(idx, expected, token, fast=False)
     path = corpus_file("all-minilm-l6-v2/tokenizer.json")
@@ -224,7 +234,7 @@ def test_merges_file_beside_its_vocab_json():
     path = corpus_file("whisper-gpt2/merges.txt")
     idx = index_file(str(path))
     idx.prepare_lookups()
-    idx.prepare_navigation()
+    nav = build_navigation(idx)
     lines = path.read_text(encoding="utf-8").split("\n")
     for token in ("Ġ", "Ġthe", "in", "é"):
         want = []
@@ -239,4 +249,4 @@ def test_merges_file_beside_its_vocab_json():
                 want.append(((i, width(a, "utf-16") + 1), (i, width(line, "utf-16"))))
             if a + b == token:
                 want.append(((i, 0), (i, width(line, "utf-16"))))
-        assert flat(reference_ranges(idx, token, False, "utf-16")) == sorted(want) and want  # file order
+        assert flat(reference_ranges(idx, nav, token, False, "utf-16")) == sorted(want) and want  # file order

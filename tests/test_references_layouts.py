@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from tokenizer_lsp.core.merge_layout import RangeRun, shortest_literal
-from tokenizer_lsp.core.navigate import reference_ranges
+from tokenizer_lsp.core.navigation_queries import reference_ranges
 from tokenizer_lsp.core.text import lines as lines_module
 from tokenizer_lsp.core.text.lines import LineIndex
 from tokenizer_lsp.lsp.handlers import references as references_handler
@@ -30,6 +30,7 @@ from .test_references_fast import (  # noqa: F401 (a fixture)
     flat,
     gemma3,
     indexed,
+    nav_of,
     width,
 )
 
@@ -124,7 +125,7 @@ def test_small_files_fast_and_general_paths_agree_with_the_text(name):
     text, regular = VARIANTS[name]
     idx, expected = indexed(text.encode("utf-8")), Expected(text)
     assert json.loads(text) == json.loads(VARIANTS["strings" if "strings" in name else "pairs"][0])  # same tokenizer
-    assert (idx.navigation.merge_layout is not None) == regular
+    assert (nav_of(idx).merge_layout is not None) == regular
     for token in expected.keys:
         check(idx, expected, token, decl=True)
     check(idx, expected, "▁a", decl=False)  # an added token too
@@ -135,7 +136,7 @@ def test_which_path_answers_the_small_files():
     its own width); an escaped separator in a string merge sends it to the general path."""
     def answers_fast(name: str, token: str) -> bool:
         idx = indexed(VARIANTS[name][0].encode("utf-8"))
-        return any(isinstance(i, RangeRun) for i in reference_ranges(idx, token, True, "utf-16"))
+        return any(isinstance(i, RangeRun) for i in reference_ranges(idx, nav_of(idx), token, True, "utf-16"))
 
     assert answers_fast("pairs", "▁") and answers_fast("pairs respelled", "▁") and answers_fast("pairs respelled", "é\n")
     assert answers_fast("pairs all escaped", "😀") and answers_fast("pairs crlf", '"')
@@ -186,10 +187,10 @@ def test_random_small_files_in_random_layouts(base, data):
     assert json.loads(text) == obj
     idx, expected = indexed(text.encode("utf-8")), Expected(text)
     encoding = data.draw(st.sampled_from(ENCODINGS))
-    event("strings" if strings else "pairs", "layout verified" if idx.navigation.merge_layout else "no layout")
+    event("strings" if strings else "pairs", "layout verified" if nav_of(idx).merge_layout else "no layout")
     for token in vocab:
         check(idx, expected, token, (encoding,))
-    fast = any(isinstance(i, RangeRun) for t in vocab for i in reference_ranges(idx, t, True, encoding))
+    fast = any(isinstance(i, RangeRun) for t in vocab for i in reference_ranges(idx, nav_of(idx), t, True, encoding))
     event("some answered from the layout" if fast else "all answered from spans")
 
 
@@ -232,11 +233,11 @@ def test_span_positions_placing_far_spans_by_line(parts, encoding, data):
 def _json_both_ways(idx, token: str, uri: str, encoding: str) -> tuple[str, str]:
     """(the handler's JSON text, the same locations formatted one by one from the ranges
     of the general path, as the handler wrote them before the fast path)."""
-    snap = SimpleNamespace(spans=(), index=idx, encoding=encoding)
+    snap = SimpleNamespace(spans=(), index=idx, encoding=encoding, navigation=nav_of(idx))
     fast = references_handler._json_array(references_handler._token_locations(uri, snap, token, True))
     quoted = json.dumps(uri)
     one_by_one = [references_handler._LOCATION % (quoted, a[0], a[1], b[0], b[1])
-                  for a, b in reference_ranges(idx, token, True, encoding, use_layout=False)]
+                  for a, b in reference_ranges(idx, nav_of(idx), token, True, encoding, use_layout=False)]
     return fast, "[" + ",".join(one_by_one) + "]"
 
 

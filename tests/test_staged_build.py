@@ -5,6 +5,7 @@ this process, or partly from each after the child fails."""
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 import threading
 import time
@@ -12,7 +13,7 @@ import time
 import pytest
 
 from tokenizer_lsp.core import hooks, staged_build
-from tokenizer_lsp.core.compact_vocab import CompactTokens, PendingTokens
+from tokenizer_lsp.core.compact_vocab import CompactTokens, PendingTokens, settled_tokens
 from tokenizer_lsp.core.index import build_index
 from tokenizer_lsp.core.staged_build import build_index_beside
 from tokenizer_lsp.runtime.forked import ForkedStages
@@ -157,9 +158,13 @@ def test_a_build_beside_gives_the_index_build_index_gives(no_leaks, monkeypatch,
         monkeypatch.setattr(staged_build, "build_index_in_stages", dies)
     idx = build_index_beside(data, str(path))
     assert idx.data is data
-    assert isinstance(idx.vocab.tokens, PendingTokens)  # the table comes with the lookups
+    table = idx.vocab.tokens
+    assert isinstance(table, PendingTokens)  # the table comes with the lookups
     got = described(idx)
-    assert isinstance(idx.vocab.tokens, CompactTokens)
+    # read by every feature, the published vocabulary still holds the same table: nothing
+    # was rewritten under a reader; what it resolved to is the compact table
+    assert idx.vocab.tokens is table and isinstance(settled_tokens(idx.vocab), CompactTokens)
+    assert dict(pickle.loads(pickle.dumps(table)).items()) == expected["tokens"]  # sent as its table
     assert got == expected
     assert len(expected["tokens"]) > 1000 and expected["findings"]
 

@@ -386,7 +386,8 @@ def test_decoded_rows_show_text_as_visible_text_does(rel):
     same as visible_text's escaping, row by row."""
     from tokenizer_lsp.core.decoded_listing import text_row
     from tokenizer_lsp.core.decoding.display import visible_text
-    from tokenizer_lsp.core.files import decoded_rows, index_file
+    from tokenizer_lsp.core.decoded_listing import decoded_rows
+    from tokenizer_lsp.core.files import index_file
 
     for row in decoded_rows(index_file(str(corpus_file(rel)))):
         shown = visible_text(bytes.fromhex(row["bytes"]))

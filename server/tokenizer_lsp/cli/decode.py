@@ -7,8 +7,7 @@ import sys
 
 import orjson
 
-from ..core.decoded_listing import text_row
-from ..core.files import decoded_rows
+from ..core.decoded_listing import decoded_rows, text_row
 from .common import err as _err, main_tokenizer_file, syntax_error_line, tokenizer_index
 from .progress import progress
 from .report import FAILED, FINDINGS

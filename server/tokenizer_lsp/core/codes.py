@@ -11,24 +11,12 @@ example and a fix, and every runnable example to producing its code.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
+from .code_doc import CodeDoc
+from .codes_part3 import PART3
 from .model import DEFAULT_SEVERITY
 
-
-@dataclass(frozen=True)
-class CodeDoc:
-    summary: str  # one line: when it is reported
-    why: str  # why it matters to someone shipping or using the tokenizer
-    fix: str  # what to change (markdown)
-    # files (name -> text) that trigger it: `check` runs on them (a folder when several)
-    example: dict[str, str] = field(default_factory=dict)
-    # the output to show when the example cannot be run here (binary formats, no text to
-    # show), as `check` prints it
-    shown: str = ""
-
-
-from .codes_part3 import PART3  # noqa: E402 (it builds CodeDocs: after the type)
+__all__ = ["CodeDoc"]
 
 
 def _tok(vocab: dict, merges: list, added: list | None = None, byte_level: bool = True, **model) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import json
 
-from .codes import CodeDoc  # codes.py imports this module once CodeDoc is defined
+from .code_doc import CodeDoc
 
 
 def _tekken(entries: list[tuple[int, bytes, str | None]]) -> str:

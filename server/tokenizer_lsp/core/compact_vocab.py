@@ -150,6 +150,8 @@ class PendingTokens(Mapping):
         self._later, self._value, self._lock = later, None, threading.Lock()
 
     def resolved(self) -> Mapping[str, int]:
+        if self._later is None:  # resolved: no lock (_value is set before _later is cleared)
+            return self._value
         with self._lock:
             if self._later is not None:
                 self._value, self._later = self._later(), None
@@ -170,16 +172,26 @@ class PendingTokens(Mapping):
     def get(self, key, default=None):
         return self.resolved().get(key, default)
 
+    def __reduce__(self):  # a copy for another process is the table it resolves to
+        return (_same, (self.resolved(),))
+
     def __getattr__(self, name: str):  # key_at, ordinal, ids of a CompactTokens
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self.resolved(), name)
 
 
+def _same(value):
+    return value
+
+
 def settled_tokens(vocab) -> Mapping[str, int]:
-    """vocab.tokens, a pending table first replaced by what it resolves to (what the
-    type checks on the table must see)."""
-    tokens = vocab.tokens
-    if isinstance(tokens, PendingTokens):
-        tokens = vocab.tokens = tokens.resolved()
-    return tokens
+    """vocab.tokens as the type checks on the table must see it: a pending table's value.
+    The vocabulary is not changed: a published index is read from several threads, and
+    the pending table keeps what it resolved to."""
+    return unwrapped(vocab.tokens)
+
+
+def unwrapped(tokens: Mapping[str, int]) -> Mapping[str, int]:
+    """The table itself of a pending one (core.staged_build), else the table."""
+    return tokens.resolved() if isinstance(tokens, PendingTokens) else tokens

@@ -1,12 +1,9 @@
-"""File-level entry points shared by the CLI and the server: load, pick companions, rows."""
+"""File-level entry points shared by the CLI and the server: load a file, pick its companions."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 
-from .decoded_listing import entries
-from .decoding.tokens import decode_token
 from .detect import VOCAB_NAMES, is_config_name
 from .index import DocumentIndex, build_index, load_vocabulary
 from .model import Vocabulary
@@ -46,37 +43,3 @@ def index_file(path: str, vocab_override: Vocabulary | None = None) -> DocumentI
         return load_vocab_file(other) if other else None
 
     return build_index(data, path, companion=companion)
-
-
-def decoded_rows(idx: DocumentIndex) -> Iterator[dict]:
-    """One row per vocabulary entry, as `decode --format jsonl` prints it."""
-    v = idx.vocab
-    if v is None:
-        return
-    if idx.format == "merges.txt":
-        for rank, merge in enumerate(v.merges or []):
-            a, sep, b = merge.partition(" ")
-            d = v.decode(v.merge_result(a, b) if sep else merge)
-            yield _row(rank, merge, d)
-        return
-    scheme, special, prefix, suffix = v.scheme, v.special, v.subword_prefix, v.word_suffix
-    # a .tiktoken key is the canonical base64 of the bytes; the row shows the field as stored
-    stored = idx.doc.stored_fields() if idx.format == "tiktoken" else {}
-    for token, tid in entries(v.tokens):  # a served index's compact vocab: no lookup per key
-        d = decode_token(token, scheme, token in special, prefix, suffix)
-        yield _row(tid, stored.get(token, token), d)
-    for token, tid in v.added.items():
-        if token not in v.tokens:
-            yield _row(tid, token, v.decode(token, in_vocab=False))
-
-
-def _row(tid, token, d) -> dict:
-    return {
-        "id": tid,
-        "token": token,
-        "bytes": d.data.hex(),
-        "text": d.text,
-        "utf8": d.utf8.value,
-        "kind": d.kind.value,
-    }
-

@@ -9,7 +9,7 @@ import re
 
 import orjson
 
-from .index import DocumentIndex, collector_paused
+from .document_index import DocumentIndex, collector_paused
 from .model import Finding
 
 

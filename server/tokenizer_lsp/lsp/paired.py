@@ -24,6 +24,7 @@ from ..core.model_folder.folder import (
     owns_configs,
     tokenizer_beside,
 )
+from ..core.navigation_build import Navigation, build_navigation
 from .snapshot import Snapshot
 
 
@@ -51,19 +52,20 @@ async def paired(ls, snap: Snapshot, path: str | None) -> tuple[str, Snapshot] |
         if doc.path and os.path.abspath(doc.path) == want:
             found = await session.navigation_snapshot(doc.uri)
             return (doc.uri, found) if found is not None else None
-    idx = await asyncio.get_running_loop().run_in_executor(ls.scheduler.navigator, _disk_index, want)
-    if idx is None:
+    found = await asyncio.get_running_loop().run_in_executor(ls.scheduler.navigator, _disk_index, want)
+    if found is None:
         return None
-    return from_fs_path(want) or ("file://" + want), Snapshot(idx, (), session.encoding, session.settings)
+    idx, navigation = found
+    return from_fs_path(want) or ("file://" + want), Snapshot(idx, (), session.encoding, session.settings, navigation)
 
 
-def _indexed_from_disk(path: str) -> DocumentIndex | None:
+def _indexed_from_disk(path: str) -> tuple[DocumentIndex, Navigation | None] | None:
+    """(index, its navigation lookups) of a file on disk."""
     idx = index_file(path)  # a merges file with the vocabulary beside it
     if idx.doc is None:
         return None
     idx.prepare_lookups()
-    idx.prepare_navigation()
-    return idx
+    return idx, build_navigation(idx)
 
 
 _disk_indexes = FileCache(_indexed_from_disk)

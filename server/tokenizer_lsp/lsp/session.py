@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pygls.uris import to_fs_path
 
 from ..core.index import DocumentIndex
+from ..core.navigation_build import Navigation
 from ..core.text.edits import Change
 from ..core.text.position_map import Span, applied_span, merged
 from .settings import Settings
@@ -88,6 +89,9 @@ class DocumentState:
     good_version: int | None = None
     navigable: DocumentIndex | None = None  # the newest index with navigation lookups
     navigable_version: int | None = None
+    # those lookups (core.navigation_build): they serve every index of navigable's parse
+    # (what typing derives from it keeps its ordinals and ranks); held here, never in an index
+    navigation: Navigation | None = None
     navigation_ready: asyncio.Event = field(default_factory=asyncio.Event)  # set when one is built
     # every edit received after good_version: (version it made, its span; None = whole text)
     history: list[tuple[int, Span | None]] = field(default_factory=list)
@@ -137,7 +141,12 @@ class DocumentState:
             if span is None:
                 return None
             spans.append(span)
-        return Snapshot(idx, tuple(spans), encoding, settings)
+        return Snapshot(idx, tuple(spans), encoding, settings, self.navigation_of(idx))
+
+    def navigation_of(self, idx: DocumentIndex) -> Navigation | None:
+        """The navigation lookups built for idx's parse, if any."""
+        nav = self.navigable
+        return self.navigation if nav is not None and nav.parse_id == idx.parse_id else None
 
     def mappable_span(self, start, end, text: str, encoding: str) -> Span | None:
         """The span of a change in the client's current text, clamped by the LSP rules
@@ -171,8 +180,8 @@ class DocumentState:
         self.good, self.good_version = idx, version
         self._trim_history()
 
-    def set_navigable(self, idx: DocumentIndex, version: int) -> None:
-        self.navigable, self.navigable_version = idx, version
+    def set_navigable(self, idx: DocumentIndex, version: int, navigation: Navigation) -> None:
+        self.navigable, self.navigable_version, self.navigation = idx, version, navigation
         self.navigation_ready.set()
         self._trim_history()
 

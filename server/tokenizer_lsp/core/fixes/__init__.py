@@ -7,33 +7,10 @@ and that encodes as before (except a removed merge, which is the point).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
 from ..index import DocumentIndex
+from .fix import FIX_ALL, QUICKFIX, REWRITE, Edit, Fix
 
-QUICKFIX = "quickfix"
-REWRITE = "refactor.rewrite"
-FIX_ALL = "source.fixAll.tokenizer-lsp"
-
-Edit = tuple[int, int, bytes]  # replace data[start:end] by the bytes
-
-
-@dataclass
-class Fix:
-    title: str
-    kind: str
-    code: str | None = None  # the diagnostic code it fixes (None: a rewrite on no finding)
-    span: tuple[int, int] | None = None  # the finding's byte range
-    preferred: bool = False
-    safe: bool = False  # cannot change meaning: part of source.fixAll
-    edits: list[Edit] = field(default_factory=list)
-    # for a large rewrite: computes the edits when the client resolves the action
-    compute: Callable[[], list[Edit]] | None = None
-    key: dict = field(default_factory=dict)  # what recomputes it (codeAction/resolve data)
-
-    def resolved_edits(self) -> list[Edit]:
-        return self.edits if self.compute is None else self.compute()
+__all__ = ["FIX_ALL", "QUICKFIX", "REWRITE", "Edit", "Fix", "fixes_for", "rewrites_at", "safe_fixes"]
 
 
 def fixes_for(idx: DocumentIndex, code: str, start: int, end: int, message: str = "") -> list[Fix]:

@@ -9,7 +9,7 @@ from ..formats.json_components import member_span
 from ..formats.json_doc import JsonDocument
 from ..formats.json_layout import array_element_spans, value_span
 from ..index import DocumentIndex
-from . import QUICKFIX, Fix
+from .fix import QUICKFIX, Fix
 
 
 def set_added_id(idx: DocumentIndex, start: int, end: int) -> list[Fix]:

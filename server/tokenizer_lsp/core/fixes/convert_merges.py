@@ -20,7 +20,7 @@ from ..decoding.tokens import Scheme
 from ..formats.json_doc import JsonDocument
 from ..formats.json_layout import trailing_array_end, value_span
 from ..index import DocumentIndex
-from . import REWRITE, Edit, Fix
+from .fix import REWRITE, Edit, Fix
 
 _W = rb"[ \t\r\n]*"
 _BODY = rb'([^"\\]*(?:\\.[^"\\]*)*)'  # a string literal's inside (unrolled: fast in sre)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..formats.merges_doc import MergesDocument
 from ..index import DocumentIndex
-from . import QUICKFIX, Fix
+from .fix import QUICKFIX, Fix
 
 _WS = b" \t\r\n"
 

@@ -16,6 +16,7 @@ from struct import calcsize, pack, pack_into
 import orjson
 
 from .. import checks
+from ..compact_vocab import unwrapped
 from ..model import Finding, RenamedTokens, Vocabulary
 from .json_doc import MERGE_HASH, JsonDocument, merge_hash
 from .literal_table import ShiftedTable
@@ -166,7 +167,8 @@ def _edit_vocab_key(doc, old_findings, k, lit, old, token, end, delta, new_data)
         return None
     if doc.merges_start is not None and doc.merge_hashes is None:
         return None  # merges that cannot be searched: re-parse
-    tokens = v.tokens if isinstance(v.tokens, RenamedTokens) else RenamedTokens(v.tokens)
+    # over the table itself, not the pending one it came in (core.staged_build)
+    tokens = v.tokens if isinstance(v.tokens, RenamedTokens) else RenamedTokens(unwrapped(v.tokens))
     new_v = replace(v, tokens=tokens.rename(old, token))
     affected = ranks_using(doc, {old, token}) if doc.merge_count else []
     new_doc = _new_doc(doc, new_v, end, delta, new_data)

@@ -3,7 +3,7 @@ special_tokens_map.json, generation_config.json, config.json, added_tokens.json)
 against it, and what their token strings and ids name.
 
 config_doc parses one file with the spans of its token and id literals; checks holds it
-against a tokenizer's TokenizerFacts (facts); folder reads the files of a folder; navigate
+against a tokenizer's TokenizerFacts (facts); folder reads the files of a folder; config_queries
 answers what a literal names and where a token is named.
 """
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ...core.model_folder.folder import facts_of_index
-from ...core.model_folder.navigate import named_by
-from ...core.navigate import added_entry, producing_merge, vocab_entry
+from ...core.model_folder.config_queries import named_by
+from ...core.navigation_queries import added_entry, producing_merge, vocab_entry
 from ..paired import config_context, paired
 from .lsp_types import location, navigable_piece
 
@@ -27,12 +27,12 @@ async def handle(ls, params: types.DefinitionParams) -> list[types.Location] | N
     idx, token = snap.index, piece.token
     path = ls.session.documents[uri].path if uri in ls.session.documents else None
     if piece.role == "vocab":
-        found = producing_merge(idx, token)
+        found = producing_merge(idx, snap.navigation, token)
         if found is not None:
             return _one(uri, snap, found[1])
         other = await paired(ls, snap, path)  # a vocab.json: the merges file beside it
         if other is not None:
-            found = producing_merge(other[1].index, token)
+            found = producing_merge(other[1].index, other[1].navigation, token)
             return _one(other[0], other[1], found[1]) if found is not None else None
         return None
     if piece.role in ("merge", "added"):

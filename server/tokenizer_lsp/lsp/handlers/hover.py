@@ -7,7 +7,7 @@ import re
 from lsprotocol import types
 
 from ...core.model_folder.folder import facts_of_index
-from ...core.model_folder.navigate import describe, named_by, token_piece
+from ...core.model_folder.config_queries import describe, named_by, token_piece
 from ...core.pieces import piece_at
 from ..paired import config_context, paired
 from ..render.hover import hover_markdown
@@ -24,7 +24,7 @@ async def handle(ls, params: types.HoverParams) -> types.Hover | None:
     config = await config_context(ls, params.text_document.uri, params.position)
     if config is not None:  # a model config file's token or id: the tokenizer's token
         snap, item, (_, tokenizer) = config
-        rng, text = snap.range_of(item.start, item.end), config_hover(item, tokenizer.index)
+        rng, text = snap.range_of(item.start, item.end), config_hover(item, tokenizer.index, tokenizer.navigation)
         return _hover(ls, text, rng) if rng is not None else None
     snap = await ls.session.first_snapshot(params.text_document.uri)
     if snap is None:
@@ -34,7 +34,7 @@ async def handle(ls, params: types.HoverParams) -> types.Hover | None:
     rng = snap.range_of(piece.start, piece.end) if piece is not None else None
     if rng is None:
         return None
-    text = hover_markdown(snap.index, piece)
+    text = hover_markdown(snap.index, piece, snap.navigation)
     if piece.role == "vocab" and snap.index.format == "vocab.json":
         text += await _paired_merge_lines(ls, params.text_document.uri, snap, piece)
     return _hover(ls, text, rng)
@@ -47,15 +47,15 @@ async def _paired_merge_lines(ls, uri: str, snap, piece) -> str:
     other = await paired(ls, snap, doc.path if doc is not None else None)
     if other is None or other[1].index.vocab is None:
         return ""
-    lines = merge_lines(other[1].index, piece)  # its first line is blank: the paragraph's break
+    lines = merge_lines(other[1].index, other[1].navigation, piece)  # its first line is blank: the paragraph's break
     return "\n" + "\n".join(lines) if lines else ""
 
 
-def config_hover(item, tokenizer) -> str:
+def config_hover(item, tokenizer, navigation=None) -> str:
     facts = facts_of_index(tokenizer)
     token = named_by(item, facts)
     piece = token_piece(tokenizer, token, item.start, item.end) if token is not None else None
-    return describe(item, facts) + (f"\n\n{hover_markdown(tokenizer, piece)}" if piece is not None else "")
+    return describe(item, facts) + (f"\n\n{hover_markdown(tokenizer, piece, navigation)}" if piece is not None else "")
 
 
 def _hover(ls, text: str, rng) -> types.Hover:

@@ -11,8 +11,8 @@ from lsprotocol import types
 
 from ...core.merge_layout import RangeRun
 from ...core.model_folder.folder import facts_of_index
-from ...core.model_folder.navigate import config_occurrences, named_by
-from ...core.navigate import reference_ranges, references
+from ...core.model_folder.config_queries import config_occurrences, named_by
+from ...core.navigation_queries import reference_ranges, references
 from ..paired import config_context, config_snapshots, paired
 from .lsp_types import JsonResult, navigable_piece
 
@@ -73,9 +73,9 @@ _COLUMN, _END, _CLOSE = ',"character":', '},"end":{"line":', "}}}"
 def _token_locations(uri: str, snap, token: str, decl: bool) -> list[str]:
     """The token's references in one file."""
     if snap.spans:  # edits since the index: each range carried through them
-        return _locations(uri, snap, references(snap.index, token, decl))
+        return _locations(uri, snap, references(snap.index, snap.navigation, token, decl))
     quoted, out = orjson.dumps(uri).decode(), []
-    for item in reference_ranges(snap.index, token, decl, snap.encoding):
+    for item in reference_ranges(snap.index, snap.navigation, token, decl, snap.encoding):
         if isinstance(item, RangeRun):
             _then(out, _run_pieces(quoted, item))
         else:

@@ -8,7 +8,7 @@ import os
 from lsprotocol import types
 
 from ...core.decoding.display import visible_text
-from ...core.navigation import MAX_SYMBOLS
+from ...core.navigation_build import MAX_SYMBOLS
 from .lsp_types import location
 
 
@@ -17,7 +17,7 @@ async def handle(ls, params: types.WorkspaceSymbolParams) -> list[types.SymbolIn
     out: list[tuple[bool, int, types.SymbolInformation]] = []
     for uri in list(ls.session.documents):
         snap = await ls.session.navigation_snapshot(uri, timeout=5.0)
-        if snap is None or snap.index.navigation is None or snap.index.format == "merges.txt":
+        if snap is None or snap.navigation is None or snap.index.format == "merges.txt":
             continue
         out += _matches(uri, snap, query)
     if not query.startswith("#"):
@@ -26,7 +26,7 @@ async def handle(ls, params: types.WorkspaceSymbolParams) -> list[types.SymbolIn
 
 
 def _matches(uri: str, snap, query: str):
-    idx, nav = snap.index, snap.index.navigation
+    idx, nav = snap.index, snap.navigation
     if query.startswith("#") and query[1:].isdigit():
         token = idx.token_of_id(int(query[1:]))
         o = idx.ordinal_of(token) if token is not None else None

@@ -48,12 +48,11 @@ class Navigation:
 
     @staticmethod
     def _carried(doc, idx: DocumentIndex, version: int | None) -> bool:
-        """Whether the lookups of idx's parse are built: then they are carried to it."""
-        nav = doc.navigable
-        if nav is None or nav.parse_id != idx.parse_id or nav.navigation is None:
+        """Whether the lookups of idx's parse are built: then they serve it too."""
+        navigation = doc.navigation_of(idx)
+        if navigation is None:
             return False
-        idx.navigation = nav.navigation
-        doc.set_navigable(idx, version)
+        doc.set_navigable(idx, version, navigation)
         return True
 
     def want(self, doc, idx: DocumentIndex, version: int) -> None:
@@ -63,7 +62,7 @@ class Navigation:
         if nav is not None and nav.parse_id != idx.parse_id:
             # a new parse: the old one's lookups would keep a second whole index alive
             # while the new ones are built (2 s on gemma3); requests wait for those instead
-            doc.navigable = doc.navigable_version = None  # and the edits kept for mapping to it
+            doc.navigable = doc.navigable_version = doc.navigation = None  # and the edits kept for mapping to it
             doc.navigation_ready.clear()
         w = self._wanted.setdefault(doc.uri, _Wanted())
         w.version = version
@@ -82,7 +81,7 @@ class Navigation:
                 return
 
     async def _navigate(self, doc, w: _Wanted) -> None:
-        from ...core.navigation import navigation_job
+        from ...core.navigation_build import navigation_job
 
         loop = asyncio.get_running_loop()
         try:
@@ -117,8 +116,8 @@ class Navigation:
                 if navigation is None:
                     doc.navigation_ready.set()  # nothing to navigate: nobody should wait for it
                     continue
-                serving.navigation = navigation  # typed since the build began: still its parse
-                doc.set_navigable(serving, doc.good_version if doc.good is serving else doc.indexed_version)
+                # typed since the build began: still its parse, whose lookups these are
+                doc.set_navigable(serving, doc.good_version if doc.good is serving else doc.indexed_version, navigation)
                 # its id table too (`#123` symbols), built on first use
                 await loop.run_in_executor(self.executor, _id_table, serving)
                 del serving, navigation
@@ -132,13 +131,14 @@ class Navigation:
         idx = doc.good if doc.good is not None else doc.index
         if idx is None or idx.parse_id != parse_id:
             return None
-        await asyncio.get_running_loop().run_in_executor(self.executor, _prepare_navigation, idx)
-        return idx.navigation
+        return await asyncio.get_running_loop().run_in_executor(self.executor, _build_here, idx)
 
 
-def _prepare_navigation(idx: DocumentIndex) -> None:
+def _build_here(idx: DocumentIndex):
+    from ...core.navigation_build import build_navigation
+
     with collector_paused():
-        idx.prepare_navigation()
+        return build_navigation(idx)
 
 
 def _id_table(idx: DocumentIndex) -> None:

@@ -35,7 +35,8 @@ def _more(n: int) -> str:
     return f" … ({n} more bytes)" if n else ""
 
 
-def hover_markdown(idx: DocumentIndex, p: Piece) -> str:
+def hover_markdown(idx: DocumentIndex, p: Piece, navigation=None) -> str:
+    """navigation: the index's navigation lookups (core.navigation_build), when built."""
     d = p.decoded
     head_data, left = clipped(d.data, MAX_BYTES)
     shown = visible_text(head_data) + ("…" if left else "")
@@ -78,7 +79,7 @@ def hover_markdown(idx: DocumentIndex, p: Piece) -> str:
         lines.extend(table_lines(p.token_id))
     if p.role == "merge" and p.merge is not None:
         lines.extend(_merge_lines(idx, p))
-    lines.extend(merge_lines(idx, p))  # once the navigation lookups are built
+    lines.extend(merge_lines(idx, navigation, p))  # once the navigation lookups are built
     return "\n".join(lines)
 
 

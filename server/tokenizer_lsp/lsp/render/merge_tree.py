@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ...core.decoding.display import clipped, code_span, visible_text
 from ...core.index import DocumentIndex
-from ...core.navigate import CUT, merge_tree, split_tree
+from ...core.navigation_build import Navigation
+from ...core.navigation_queries import CUT, merge_tree, split_tree
 from ...core.pieces import Piece
 from ...core.tiktoken_split import inferred_split, rank_lookup
 
@@ -26,8 +27,9 @@ def _tree_lines(nodes, data_of) -> list[str]:
     return out
 
 
-def merge_lines(idx: DocumentIndex, p: Piece) -> list[str]:
-    nav, v = idx.navigation, idx.vocab
+def merge_lines(idx: DocumentIndex, nav: Navigation | None, p: Piece) -> list[str]:
+    """The merge lines of a hover, from the index's navigation lookups (none: not built yet)."""
+    v = idx.vocab
     if nav is None or v is None:
         return []
     if p.role == "tiktoken":
@@ -49,7 +51,7 @@ def merge_lines(idx: DocumentIndex, p: Piece) -> list[str]:
     out.append(f"- used by {n} merge{'s' if n != 1 else ''} as a part")
     if pair is not None:
         out.append("- merge tree:")
-        out += _tree_lines(merge_tree(idx, p.token, MAX_DEPTH, MAX_NODES), lambda t: v.decode(t).data)
+        out += _tree_lines(merge_tree(idx, nav, p.token, MAX_DEPTH, MAX_NODES), lambda t: v.decode(t).data)
     return out
 
 

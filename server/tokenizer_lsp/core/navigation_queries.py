@@ -3,6 +3,8 @@
 A token occurrence is a vocab key, a merge part, a whole merge (its result), an added
 token's content or a tiktoken base64 field. A merge's rank is its place in the merges
 list; when several merges produce one token, "the" producing merge is the lowest ranked.
+The navigation lookups (core.navigation_build) are an argument, held beside the index by
+whoever built them (the server's document state): an index is never changed to hold them.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from operator import eq, methodcaller
 
 from .index import DocumentIndex
 from .merge_layout import RangeRun, part_ranges
+from .navigation_build import Navigation
 
 Span = tuple[int, int]
 
@@ -35,9 +38,9 @@ def added_entry(idx: DocumentIndex, token: str) -> Span | None:
     return None
 
 
-def producing_merge(idx: DocumentIndex, token: str) -> tuple[int, Span] | None:
+def producing_merge(idx: DocumentIndex, nav: Navigation | None, token: str) -> tuple[int, Span] | None:
     """(rank, whole merge span) of the lowest-ranked merge whose result is the token."""
-    nav, o = idx.navigation, idx.ordinal_of(token)
+    o = idx.ordinal_of(token)
     if nav is None or o is None:
         return None
     rank = nav.producer(o)
@@ -45,23 +48,23 @@ def producing_merge(idx: DocumentIndex, token: str) -> tuple[int, Span] | None:
     return (rank, span) if span is not None else None
 
 
-def references(idx: DocumentIndex, token: str, include_declaration: bool) -> list[Span]:
+def references(idx: DocumentIndex, nav: Navigation | None, token: str, include_declaration: bool) -> list[Span]:
     """Every occurrence of the token in this index's file, in file order: merges using it
     (each part itself), the merges producing it, its added_tokens entry, and its vocab
     entry when the declaration is asked for."""
     uses: list[Span] = []  # by rank then part: already in file order
-    nav, o = idx.navigation, idx.ordinal_of(token)
+    o = idx.ordinal_of(token)
     if nav is not None and o is not None:
         uses = [span for span in idx.merge_part_spans(nav.using(o)) if span is not None]
-    out = _other_occurrences(idx, token, include_declaration)
+    out = _other_occurrences(idx, nav, token, include_declaration)
     # sorting 40k spans again (`▁` in gemma3) costs more than finding them
     return sorted(set(uses + out)) if out else uses
 
 
-def _other_occurrences(idx: DocumentIndex, token: str, include_declaration: bool) -> list[Span]:
+def _other_occurrences(idx: DocumentIndex, nav: Navigation | None, token: str, include_declaration: bool) -> list[Span]:
     """The occurrences that are not merge parts: producing merges, added and vocab entry."""
     out: list[Span] = []
-    nav, o = idx.navigation, idx.ordinal_of(token)
+    o = idx.ordinal_of(token)
     if nav is not None and o is not None:
         for rank in nav.producers(o):
             span = idx.merge_span(rank)
@@ -80,16 +83,16 @@ def _other_occurrences(idx: DocumentIndex, token: str, include_declaration: bool
 Range = tuple[tuple[int, int], tuple[int, int]]
 
 
-def reference_ranges(idx: DocumentIndex, token: str, include_declaration: bool, encoding: str,
+def reference_ranges(idx: DocumentIndex, nav: Navigation | None, token: str, include_declaration: bool, encoding: str,
                      use_layout: bool = True) -> list[Range | RangeRun]:
     """The ranges of references() in file order, in the client's column encoding: the merge
     parts as one RangeRun (split around the other occurrences) when the merges' layout
     gives their positions (core.merge_layout), else each range computed from its span.
     use_layout=False: always the latter (the reference the former is tested against)."""
-    run = _layout_parts(idx, token, encoding) if use_layout else None
+    run = _layout_parts(idx, nav, token, encoding) if use_layout else None
     if run is None:
-        return idx.lines.span_positions(references(idx, token, include_declaration), encoding)
-    others = sorted(set(_other_occurrences(idx, token, include_declaration)))
+        return idx.lines.span_positions(references(idx, nav, token, include_declaration), encoding)
+    others = sorted(set(_other_occurrences(idx, nav, token, include_declaration)))
     out: list[Range | RangeRun] = []
     lo = 0
     for span, rng in zip(others, idx.lines.span_positions(others, encoding)):
@@ -105,8 +108,8 @@ def reference_ranges(idx: DocumentIndex, token: str, include_declaration: bool, 
     return out
 
 
-def _layout_parts(idx: DocumentIndex, token: str, encoding: str) -> RangeRun | None:
-    nav, o = idx.navigation, idx.ordinal_of(token)
+def _layout_parts(idx: DocumentIndex, nav: Navigation | None, token: str, encoding: str) -> RangeRun | None:
+    o = idx.ordinal_of(token)
     layout = nav.merge_layout if nav is not None else None
     offsets = getattr(idx.doc, "merge_literal_offsets", None)
     literals = offsets() if layout is not None and o is not None and offsets is not None and idx.lookups_ready else None
@@ -140,10 +143,9 @@ def split_tree(root, split, max_depth: int = 6, max_nodes: int = 40) -> list[tup
     return out
 
 
-def merge_tree(idx: DocumentIndex, token: str, max_depth: int = 6, max_nodes: int = 40) -> list[tuple[int, str, int | None]]:
+def merge_tree(idx: DocumentIndex, nav: Navigation | None, token: str, max_depth: int = 6, max_nodes: int = 40) -> list[tuple[int, str, int | None]]:
     """The token split by its producing merge, recursively, down to base tokens (whose
     rank is None)."""
-    nav = idx.navigation
     if nav is None:
         return []
 
