@@ -16,12 +16,13 @@ from . import open_tokenizer
 
 async def run(ls, arguments: list):
     doc, idx, version = await open_tokenizer(ls, arguments, "tokenizer-lsp.stats")
-    stats = await asyncio.to_thread(summarize, idx, unreachable_count(doc))
+    stats = await asyncio.to_thread(summarize, idx, unreachable_count(ls.scheduler.unreachable, doc))
     return {**stats, "version": version, "text": render(stats)}
 
 
-def unreachable_count(doc) -> int | None:
+def unreachable_count(job, doc) -> int | None:
     """How many unreachable-token findings the server holds for the document (the last set
-    computed, which the diagnostics carry through edits until the next); None until one is."""
-    held = getattr(doc, "unreachable", None)
+    the unreachable job computed, which the diagnostics carry through edits until the next);
+    None until one is."""
+    held = job.of(doc).entries
     return len(held) if isinstance(held, list) else None
