@@ -51,7 +51,7 @@ MAX_VSIX_BYTES = 60 * 1024 * 1024
 # Dependencies of our dependencies that the server never imports, left out of the packages:
 # `tokenizers` requires huggingface-hub (and through it hf-xet, httpx, tqdm, pyyaml...) for
 # `from_pretrained` downloads, `tiktoken` requires requests for downloading encodings; the
-# server loads files from disk only. tests/test_bundle_excludes.py runs every engine path
+# server loads files from disk only. tests/editors/test_bundle_excludes.py runs every engine path
 # with these unimportable. (About 9 MB of each package.)
 NEVER_IMPORTED = frozenset({
     "huggingface-hub", "hf-xet", "httpx2", "httpcore2", "h11", "anyio", "sniffio", "click", "truststore",

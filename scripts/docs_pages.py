@@ -5,7 +5,7 @@
 - the settings table, from the VS Code manifest (package.json), the one list of settings;
 - the performance figures, from whatever JSON the benchmarks left in bench/results/.
 
-Plain functions, no mkdocs import: tests/test_code_docs.py calls them too.
+Plain functions, no mkdocs import: tests/unit/test_code_docs.py calls them too.
 """
 
 from __future__ import annotations

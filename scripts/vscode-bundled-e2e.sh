@@ -3,7 +3,7 @@
 # dist/tokenizer-lsp-<target>.vsix for every target (scripts/build-vsix.sh; fast when cached),
 # checks what each holds, runs the linux-x64 launcher on this machine's Pythons, and installs the
 # linux-x64 .vsix into real VS Code (code-server 4.100.3) whose only Python is a bare venv
-# (tests/vscode/e2e-bundled.mjs). Prints one line per check and "N passed, N failed".
+# (tests/editors/vscode/e2e-bundled.mjs). Prints one line per check and "N passed, N failed".
 #
 # Environment:
 #   E2E_SKIP_BUILD=1         use the .vsix files already in dist/
@@ -40,6 +40,6 @@ fi
 
 step "setup took $(($(date +%s) - START)) s; running the checks"
 status=0
-node tests/vscode/e2e-bundled.mjs || status=$?
+node tests/editors/vscode/e2e-bundled.mjs || status=$?
 step "total $(($(date +%s) - START)) s"
 exit "$status"

@@ -12,7 +12,7 @@
 #   E2E_SKIP_SETUP=1       skip apt/code-server/npm installs (they are skipped anyway when done)
 #
 # Installs what it needs (Debian packages, code-server into the cache, the repo's npm packages),
-# builds and packages the .vsix, then runs tests/vscode/e2e.mjs, which prints one line per check
+# builds and packages the .vsix, then runs tests/editors/vscode/e2e.mjs, which prints one line per check
 # and "N passed, N failed", saves screenshots and logs in artifacts/vscode/ and exits non-zero
 # when a check fails.
 set -euo pipefail
@@ -107,6 +107,6 @@ step "setup took $(($(date +%s) - START)) s; running the checks"
 
 # ---- 5. the checks ----------------------------------------------------------------------------------
 status=0
-node tests/vscode/e2e.mjs || status=$?
+node tests/editors/vscode/e2e.mjs || status=$?
 step "total $(($(date +%s) - START)) s"
 exit "$status"

@@ -4,7 +4,7 @@ DEFAULT_SEVERITY (core/model.py) stays the one source of codes and severities; t
 says, for each of them, what it means, why it matters, how to fix it, and gives an example
 input. The docs site's page per code is generated from here (docs/hooks/codes.py runs
 `check` on each example, so the output shown is the real one), and
-tests/test_code_docs.py holds every code of DEFAULT_SEVERITY to having an entry with an
+tests/unit/test_code_docs.py holds every code of DEFAULT_SEVERITY to having an entry with an
 example and a fix, and every runnable example to producing its code.
 """
 

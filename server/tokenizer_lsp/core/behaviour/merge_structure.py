@@ -28,8 +28,8 @@ Everything is kept in arrays of machine integers, not lists and dicts of Python 
 structure is built in the server's forked child, where each Python object is memory the
 tree holds (gemma3's 514k merges as a dict of pairs were 70 MB, as sorted arrays 6 MB).
 
-`tests/test_merge_structure.py` holds this against the engine on random vocabularies
-(hypothesis) and on tokenizers it trains; `tests/test_unreachable.py` on qwen3 and llama3.
+`tests/property/test_merge_structure.py` holds this against the engine on random vocabularies
+(hypothesis) and on tokenizers it trains; `tests/unit/test_unreachable.py` on qwen3 and llama3.
 """
 
 from __future__ import annotations

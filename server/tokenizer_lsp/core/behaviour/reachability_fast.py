@@ -8,7 +8,7 @@ For a tokenizer.json whose model is BPE (merges ordered or not, merge_structure.
 - does BPE build that word back into the token? The merges' structure answers, in one pass
   for ordered merges, else by BPE on each word here.
 The entries are those of reachability.unreachable_tokens, with the same reasons and pieces
-(tests/test_unreachable.py and tests/test_engine_memory.py hold the two equal on the corpus
+(tests/unit/test_unreachable.py and tests/unit/test_engine_memory.py hold the two equal on the corpus
 and on synthetic files built by `tokenizers`, hypothesis). It
 never holds the model's few hundred MB (gemma3: 370 MB in the engine): the merges are read
 in pieces straight into arrays of ids, and the texts are decoded a slice at a time. It runs

@@ -1,7 +1,7 @@
 """What `tokenizers` requires of a tokenizer.json's configuration: the top-level keys, the
 model's fields, and every normalizer, pre-tokenizer, post-processor and decoder (Sequence
 items too). The table was derived from `tokenizers` 0.23.3 (each field dropped, then given
-a value of every other JSON type); tests/test_schema_refusals.py loads each case with it.
+a value of every other JSON type); tests/corpus/test_schema_refusals.py loads each case with it.
 
 Pure data checks on the parsed object: a problem names its JSON path; json_schema locates it.
 """

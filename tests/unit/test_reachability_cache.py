@@ -1,0 +1,93 @@
+"""The unreachable-token sets kept on disk (core/behaviour/reachability_cache.py): what the
+key depends on, that a file checked or opened again as it was gets the same set without the
+engine loading it, and that a broken cache is no cache."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from tokenizer_lsp.core.behaviour import reachability_cache as cache
+from tokenizer_lsp.engine.worker import Worker
+
+from tests.conftest import corpus_file
+
+VOCAB, MERGES = "whisper-gpt2/vocab.json", "whisper-gpt2/merges.txt"
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "cache"))
+    return tmp_path / "cache" / "unreachable"
+
+
+def test_the_key_follows_everything_the_set_depends_on():
+    base = cache.key_of(b"{}", "/a/tokenizer.json", None, None)
+    assert base == cache.key_of(b"{}", "/elsewhere/tokenizer.json", None, None)  # the folder is not content
+    others = {
+        cache.key_of(b"{ }", "/a/tokenizer.json", None, None),
+        cache.key_of(b"{}", "/a/other.json", None, None),
+        cache.key_of(b"{}", "/a/tokenizer.json", b"", None),
+        cache.key_of(b"{}", "/a/tokenizer.json", None, r"\s+"),
+        # the same bytes split another way between file and pair
+        cache.key_of(b"{", "/a/tokenizer.json", b"}", None),
+    }
+    assert base not in others and len(others) == 5
+
+
+def test_off_and_unwritable_folders_are_no_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv(cache.ENV, "off")
+    assert cache.cache_dir() is None
+    cache.write("k", [{"id": 1}])
+    assert cache.read("k") is None
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv(cache.ENV, str(blocker))
+    cache.write("k", [{"id": 1}])  # no error
+    assert cache.read("k") is None
+
+
+def test_a_damaged_entry_is_computed_again(cache_dir):
+    vocab = corpus_file(VOCAB)
+    corpus_file(MERGES)
+    first = cache.unreachable_of_file(str(vocab))
+    (entry,) = cache_dir.glob("*.json")
+    entry.write_text("{not json")
+    assert cache.unreachable_of_file(str(vocab)) == first
+    assert json.loads(entry.read_text()) == first
+
+
+def test_check_twice_gives_the_same_findings_the_second_time_from_the_cache(cache_dir):
+    vocab = corpus_file(VOCAB)
+    corpus_file(MERGES)
+    run = lambda: subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json", str(vocab)],
+                                 check=False, capture_output=True, text=True, env=_env(cache_dir), timeout=300)
+    first = run()
+    assert list(cache_dir.glob("*.json")), "nothing kept"
+    second = run()
+    assert second.returncode == first.returncode and second.stdout == first.stdout
+    found = [f for f in json.loads(first.stdout) if f["code"] == "unreachable-token"]
+    assert [f["message"].split("`")[1] for f in found] == ["<|endoftext|>"]  # the corpus fact: id 50256 only
+
+
+def test_the_engine_worker_answers_a_known_content_without_loading_it(cache_dir):
+    vocab = corpus_file(VOCAB)
+    merges = corpus_file(MERGES)
+    request = {"op": "unreachable", "key": ("doc", 1), "data": vocab.read_bytes(), "path": str(vocab),
+               "companion": merges.read_bytes(), "companion_path": str(merges)}
+    computed = Worker()
+    first = computed.handle(dict(request))
+    assert computed.loaded, "the first answer needs the engine"
+    again = Worker()  # a later server, or the same one after the worker exited idle
+    second = again.handle(dict(request))
+    assert second == first and not again.loaded
+    # another content is computed, not taken from the kept one
+    changed = dict(request, data=request["data"].replace(b'"<|endoftext|>"', b'"<|endoftext|>x"'), key=("doc", 2))
+    third = again.handle(changed)
+    assert again.loaded and third != first
+
+
+def _env(cache_dir):
+    import os
+
+    return {**os.environ, cache.ENV: str(cache_dir.parent)}
