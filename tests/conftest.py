@@ -26,3 +26,23 @@ def process_state(pid: int) -> str | None:
             return f.read().rsplit(")", 1)[1].split()[0]
     except FileNotFoundError:
         return None
+
+
+def gpt2_bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's byte -> stand-in character table, written as openai/gpt-2 encoder.py publishes
+    it (and openai/CLIP's simple_tokenizer.py), so tests compute expected bytes without the
+    code under test."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return dict(zip(bs, map(chr, cs)))
+
+
+def gpt2_byte_of() -> dict[str, int]:
+    """The same table inverted: stand-in character -> byte."""
+    return {c: b for b, c in gpt2_bytes_to_unicode().items()}

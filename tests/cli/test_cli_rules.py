@@ -24,7 +24,7 @@ import tokenizers
 from tokenizer_lsp.cli import progress as progress_module
 from tokenizer_lsp.cli.report import summary_line
 
-from tests.conftest import ROOT, corpus_file
+from tests.conftest import ROOT, corpus_file, gpt2_bytes_to_unicode
 
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
 GPT2_STYLE = ROOT / "examples" / "gpt2-style"
@@ -53,15 +53,7 @@ def run_each(command: str, path, other=EXAMPLE):
 
 def bytes_to_unicode() -> dict[int, str]:
     """GPT-2's byte map as openai/gpt-2 encoder.py publishes it."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
+    return gpt2_bytes_to_unicode()
 
 
 def not_utf8_count(tokens) -> int:

@@ -29,7 +29,7 @@ from tokenizer_lsp.core.formats.tiktoken_doc import TiktokenDocument
 from tokenizer_lsp.core.pieces import piece_at
 from tokenizer_lsp.lsp.render.hover import hover_markdown
 
-from tests.conftest import corpus_file
+from tests.conftest import corpus_file, gpt2_bytes_to_unicode
 
 import tiktoken.load as tiktoken_load  # dependencies of the package: a broken install fails, never skips
 import tokenizers.models as tokenizers_models
@@ -358,15 +358,7 @@ CLIP_MERGES = ["i n", "t h", "a n", "r e", "th e</w>", "in g</w>", "h e", "l l",
 
 def bytes_to_unicode() -> dict[int, str]:
     """GPT-2's (and CLIP's) byte -> character table, as openai/CLIP simple_tokenizer.py has it."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(2**8):
-        if b not in bs:
-            bs.append(b)
-            cs.append(2**8 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
+    return gpt2_bytes_to_unicode()
 
 
 def clip_vocab(merges_text: str) -> dict[str, int]:

@@ -11,7 +11,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.conftest import corpus_file
+from tests.conftest import corpus_file, gpt2_byte_of
 from tests.lsp.harness import navigation_client as client  # noqa: F401
 
 STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -215,14 +215,7 @@ async def test_definition_follows_an_edit_the_index_has_not_seen(client: Languag
 
 
 def _byte_map() -> dict[str, int]:
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs, n = bs[:], 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs)}
+    return gpt2_byte_of()
 
 
 _BYTES = _byte_map()

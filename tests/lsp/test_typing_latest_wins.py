@@ -22,7 +22,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.conftest import ROOT, corpus_file
+from tests.conftest import ROOT, corpus_file, gpt2_byte_of
 from tests.lsp.harness import capabilities
 
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
@@ -32,15 +32,7 @@ ENTRY = re.compile(r'"((?:[^"\\]|\\.)+)":\s*(-?\d+)')
 
 def gpt2_byte_decoder() -> dict[str, int]:
     """GPT-2's bytes_to_unicode (openai/gpt-2 encoder.py), inverted."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs)}
+    return gpt2_byte_of()
 
 
 BYTE_OF = gpt2_byte_decoder()

@@ -12,18 +12,11 @@ import pytest
 from tokenizer_lsp.core.index import build_index
 from tokenizer_lsp.core.navigation_build import build_navigation
 
-from tests.conftest import corpus_file
+from tests.conftest import corpus_file, gpt2_byte_of
 
 
 def _byte_map() -> dict[str, int]:
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs, n = bs[:], 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs)}
+    return gpt2_byte_of()
 
 
 _BYTES = _byte_map()

@@ -23,7 +23,7 @@ from tokenizer_lsp.core.behaviour.load import load_tokenizer_file
 from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
 from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
 
-from tests.conftest import corpus_file
+from tests.conftest import corpus_file, gpt2_byte_of
 from tests.lsp_idle import wait_idle
 from tests.lsp.harness import capabilities
 
@@ -34,15 +34,7 @@ slow = pytest.mark.skipif(not os.environ.get("TOKENIZER_LSP_SLOW_TESTS"),
 def gpt2_byte_decoder() -> dict[str, int]:
     """GPT-2's bytes_to_unicode (openai/gpt-2 encoder.py), inverted: written here so the
     expected sets do not come from the code under test."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs)}
+    return gpt2_byte_of()
 
 
 def byte_level_unreachable(vocab: dict[str, int], tok) -> set[int]:
