@@ -36,10 +36,10 @@ def spy_signals(monkeypatch) -> list[str]:
     recorded as they go out: what the tests wait on instead of sleeping."""
     import signal as signals
 
-    from tokenizer_lsp.lsp import engine_client
+    from tokenizer_lsp.runtime import processes
 
     sent: list[str] = []
-    real_kill, real_killpg = engine_client.os.kill, engine_client.os.killpg
+    real_kill, real_killpg = processes.os.kill, processes.os.killpg
 
     class Os:
         def __getattr__(self, name):
@@ -55,7 +55,7 @@ def spy_signals(monkeypatch) -> list[str]:
             sent.append(signals.Signals(sig).name)
             return real_killpg(pgid, sig)
 
-    monkeypatch.setattr(engine_client, "os", Os())  # undone after the test
+    monkeypatch.setattr(processes, "os", Os())  # undone after the test
     return sent
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -32,17 +31,10 @@ from ..core.behaviour.load import companion_path_of
 from ..core.behaviour.loaded import LoadError
 from ..engine import Closed, large, read_frame, write_frame
 from ..engine.beside import BesideReach, NoFork, Released
+from ..runtime import processes
 
 log = logging.getLogger("tokenizer_lsp")
 
-# pause(): where a worker dies with the server even while stopped (PR_SET_PDEATHSIG)
-_CAN_PAUSE = sys.platform.startswith("linux")
-# The worker in a process group of its own, so that pause() stops its forked children with
-# it; not a session of its own (start_new_session): Linux's autogroup scheduling then
-# weighs it as much as the server's whole session, whatever its nice value. Popen's
-# process_group is 3.11+ (preexec_fn is not safe beside the server's threads): on 3.10
-# pause() stops the worker alone.
-_OWN_GROUP = {"process_group": 0} if _CAN_PAUSE and sys.version_info >= (3, 11) else {}
 ENCODE_TIMEOUT_S = 120.0  # includes loading a large file into a fresh worker
 UNREACHABLE_TIMEOUT_S = 600.0
 
@@ -170,13 +162,9 @@ class EngineClient:
 
     def _signal(self, name: str) -> None:
         proc = self._proc
-        if not _CAN_PAUSE or proc is None or proc.pid != self._answered or proc.poll() is not None:
+        if not processes.can_pause() or proc is None or proc.pid != self._answered or proc.poll() is not None:
             return
-        send = os.killpg if _OWN_GROUP else os.kill  # the group: its forked children too
-        try:
-            send(proc.pid, getattr(signal, name))
-        except OSError:  # gone meanwhile: the next request starts another
-            pass
+        processes.signal_helper(proc.pid, name)
 
     @property
     def pid(self) -> int | None:
@@ -287,7 +275,7 @@ class EngineClient:
             [sys.executable, "-m", "tokenizer_lsp.engine.worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=env,
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # Windows: no console flashes up
-            **_OWN_GROUP,
+            **processes.helper_popen_options(),
         )
         self._held = []
         self.starts += 1
