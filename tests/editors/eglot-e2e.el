@@ -301,6 +301,7 @@ Returns (OK . DETAIL)."
         (setq buf (e2e--open model))
         (with-current-buffer buf
           (setq first (e2e--wait-view))
+          (e2e--wait #'eglot-current-server)  ; eglot attaches to the view once it holds text
           (cons (and (eq major-mode 'tokenizer-decoded-mode) (eglot-current-server)
                      (string-prefix-p (concat "# tokenizer-lsp decoded view of " model) first)
                      buffer-read-only (not (buffer-modified-p))
@@ -342,9 +343,10 @@ Returns (OK . DETAIL)."
         (with-current-buffer buf
           (setq first (e2e--wait-view))
           (cons (and (eq major-mode 'tokenizer-decoded-mode) (string-prefix-p "# tokenizer-lsp" first)
+                     ;; the file's magic and version bytes, not the word the view's header uses
                      (not (save-excursion (goto-char (point-min))
-                                          (let ((case-fold-search nil)) ; the magic, not the name
-                                            (search-forward "GGUF" (line-end-position 3) t)))))
+                                          (let ((case-fold-search nil))
+                                            (search-forward "GGUF\3\0\0\0" nil t)))))
                 (format "mode %s, %d lines, line 1: %s" major-mode (count-lines (point-min) (point-max))
                         (e2e--short first 160)))))
       (when (and (buffer-live-p buf) facts)

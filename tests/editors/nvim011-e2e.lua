@@ -424,7 +424,7 @@ local function check_gguf(buf, spec, name)
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   local first = lines[1] or ''
   report(name .. ': not read by Neovim: the buffer holds the server\'s answer, no byte of the file',
-    first:find('# tokenizer-lsp', 1, true) == 1 and not table.concat(lines, '\n', 1, math.min(#lines, 3)):find('GGUF', 1, true)
+    first:find('# tokenizer-lsp', 1, true) == 1 and not table.concat(lines, '\n'):find('GGUF\3\0\0\0', 1, true)  -- the file's magic and version, not the header's word
       and vim.bo[buf].buftype == 'nofile',
     string.format('%d lines, line 1: %s', #lines, short(first, 160)))
   if first:find('decoded view of', 1, true) then
