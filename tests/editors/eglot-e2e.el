@@ -307,8 +307,10 @@ Returns (OK . DETAIL)."
                      buffer-read-only (not (buffer-modified-p))
                      (= (count-lines (point-min) (point-max))
                         (+ (plist-get facts :header_lines) (plist-get facts :size))))
-                (format "mode %s, read-only %s, modified %s, %d lines (want %d + %d); line 1: %s"
-                        major-mode buffer-read-only (buffer-modified-p) (count-lines (point-min) (point-max))
+                (format "mode %s, eglot %s, header %s, read-only %s, modified %s, %d lines (want %d + %d); line 1: %s"
+                        major-mode (and (eglot-current-server) t)
+                        (string-prefix-p (concat "# tokenizer-lsp decoded view of " model) first)
+                        buffer-read-only (buffer-modified-p) (count-lines (point-min) (point-max))
                         (plist-get facts :header_lines) (plist-get facts :size) (e2e--short first 100)))))
       (when (buffer-live-p buf)
         (with-current-buffer buf

@@ -14,6 +14,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 export TOKENIZER_LSP_PYTHON="${TOKENIZER_LSP_PYTHON:-$ROOT/.venv/bin/python}"
 CORPUS="${TOKENIZER_CORPUS:-$ROOT/../shared/corpus}"
+# without "..": the server names a file by its absolute path, and the checks compare with it
+CORPUS="$(cd "$CORPUS" 2>/dev/null && pwd || printf %s "$CORPUS")"
 NVIM="${NVIM:-nvim}"
 ART="$ROOT/artifacts/editors"
 export LANG=C.UTF-8 LC_ALL=C.UTF-8 E2E_REPO="$ROOT"
