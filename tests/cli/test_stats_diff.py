@@ -12,12 +12,10 @@ import sys
 from functools import cache
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from tests.conftest import corpus_file
-from tests.lsp.harness import capabilities
 
 # file -> README facts: vocab size, merges (None: the file lists none), added tokens, fragments
 FACTS = {
@@ -397,15 +395,8 @@ def test_decoded_rows_show_text_as_visible_text_does(rel):
 
 # ---- LSP commands ------------------------------------------------------------------------
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
-async def client(lsp_client: LanguageClient):
-    @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
-    def on_refresh(params):
-        return None
-
-    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities()))
-    yield
-    await lsp_client.shutdown_session()
+# the session the navigation tests use (tests/lsp/harness.py)
+from tests.lsp.harness import navigation_client as client  # noqa: E402, F401 (a fixture)
 
 
 async def command(client, name, *args):

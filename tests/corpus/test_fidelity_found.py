@@ -96,22 +96,12 @@ def test_added_tokens_json_beside_vocab_json_defines_tokens(tmp_path):
 
 # ---- a merges.txt without its #version line, paired with its vocab.json ----------------------
 
-pytest_lsp = pytest.importorskip("pytest_lsp")
 from lsprotocol import types  # noqa: E402
-from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
-
-from tests.lsp.harness import capabilities  # noqa: E402
+from pytest_lsp import LanguageClient  # noqa: E402
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
-async def client(lsp_client: LanguageClient):
-    @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
-    def on_refresh(params):
-        return None
-
-    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities()))
-    yield
-    await lsp_client.shutdown_session()
+# the session the navigation tests use (tests/lsp/harness.py)
+from tests.lsp.harness import navigation_client as client  # noqa: E402, F401 (a fixture)
 
 
 def trained_bpe(folder: Path) -> tuple[dict[str, int], list[str]]:
