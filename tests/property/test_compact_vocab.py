@@ -25,9 +25,11 @@ def test_same_answers_as_the_dict(d, probes):
 
 
 def test_several_blocks(monkeypatch):
+    # more than one block of hashes cut into hash ranges: every key is found wherever its
+    # block and range put it
     d = {f"Ġtok{i}": i * 7 for i in range(3 * compact_vocab._BLOCK + 5)}
     c = CompactTokens(d)
-    assert len(c._blocks) == 4
+    assert len(c._hashes) == len(d) and list(c._hashes) == sorted(c._hashes)
     assert all(c[k] == v for k, v in d.items())
     assert "Ġtok" not in c and c.get(f"Ġtok{len(d)}") is None
     with pytest.raises(KeyError):
@@ -81,3 +83,8 @@ def test_values_items_and_ids_follow_the_keys_as_a_dict_does(d, data):
         assert r.get(k, "absent") == plain.get(k, "absent")
     first = next(iter(d.items()))
     assert first in c.items() and (first[0], first[1] + 1) not in c.items()  # still a view
+
+
+@given(st.integers(-(2**63), 2**63 - 1))
+def test_the_c_level_key_of_a_hash_is_the_plain_one(h):
+    assert compact_vocab._key(h) == compact_vocab._key_of_hash(h)
