@@ -133,17 +133,24 @@ class DocumentIndex:
         if not isinstance(self.doc, JsonDocument) or self.syntax_error is not None or not self.lookups_ready:
             return None
         doc, findings, data = self.doc, self.findings, self.data
+        breaks_kept = True  # no edit removed or inserted a line break: the line index carries over
         for i, (start, end, new) in enumerate(edits):
+            breaks_kept = breaks_kept and not any(c in new or c in data[start:end] for c in (b"\n", b"\r"))
             # the caller already built the final text; only intermediate ones are made here
             data = new_data if i == len(edits) - 1 else data[:start] + new + data[end:]
             step = apply_edit(doc, findings, start, end, new, data)
             if step is None:
                 return None
             doc, findings = step
-        # its LineIndex is made when first needed (13 ms for 11 MB); one derived from this
-        # one would keep this version's text alive, and a chain of them every version's
         out = DocumentIndex(new_data, self.path, self.format, doc, findings)
         out.parse_id = self.parse_id
+        # its line index: this one's counts, mapped through the edits (never this version's
+        # text, which a chain of indexes would keep alive); else counted when first needed
+        lines = self.__dict__.get("lines")
+        carried = lines.after_edits(new_data, [(s, e, len(n)) for s, e, n in edits]) \
+            if lines is not None and breaks_kept else None
+        if carried is not None:
+            out.__dict__["lines"] = carried
         if "_ordinal_of_id" in self.__dict__:  # ids are no literals: an edit inside one keeps them
             out.__dict__["_ordinal_of_id"] = self.__dict__["_ordinal_of_id"]
         return out
