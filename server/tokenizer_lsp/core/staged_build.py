@@ -32,7 +32,13 @@ def build_index_beside(data: bytes, path: str | None, companion=None, assume_tok
     back whole. `cancel`: when it is cancelled, the build beside stops and this raises
     hooks.Cancelled (a newer version of the text came meanwhile)."""
     if len(data) < STAGED_BUILD_BYTES or detect.is_config_name(path) or detect.content_kind(data, path) != "json":
-        return build_index(data, path, companion, assume_tokenizer)
+        idx = build_index(data, path, companion, assume_tokenizer)
+        # finished here, before anyone sees it: the lookups swap a JSON vocabulary's dict
+        # for its compact table and drop the parsed merges, which must not happen to an
+        # index already published (a built one is never rewritten; INTERFACE, issue 25).
+        # Built beside, the table comes compact and the merges stay in the child.
+        idx.prepare_lookups()
+        return idx
     stages = hooks.beside_in_stages(build_index_in_stages, data, path, companion, assume_tokenizer, shared=(data,))
     if cancel is not None and hasattr(stages, "cancel"):
         cancel.on_cancel(stages.cancel)
