@@ -17,12 +17,13 @@ from .facts import TokenizerFacts
 
 
 def facts_of_table(table: TokenTable, style: str | None, path: str | None) -> TokenizerFacts:
-    """TokenizerFacts of a table: each piece as stored -> its id. A piece stored twice
-    keeps its first id (duplicate-token reports the other)."""
+    """TokenizerFacts of a table: each piece as stored -> its id. A piece stored twice has
+    its later id, as tokenizers' WordPiece.read_file reads a vocab.txt (sentencepiece
+    refuses such a model; duplicate-token reports it either way)."""
     tokens: dict[str, int] = {}
     by_id: dict[int, str] = {}
     for row in table.rows:
-        tokens.setdefault(row.token, row.id)
+        tokens[row.token] = row.id
         by_id.setdefault(row.id, row.token)
     scheme = Scheme(style) if style in {s.value for s in Scheme} else Scheme.LITERAL
     prefix = str(table.meta.get("continuing_subword_prefix") or ("##" if scheme is Scheme.WORDPIECE else ""))
