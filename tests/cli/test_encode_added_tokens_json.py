@@ -117,3 +117,25 @@ async def test_lsp_encode_matches_added_tokens_json_entries(client: LanguageClie
         got = await client.workspace_execute_command_async(types.ExecuteCommandParams(
             command="tokenizer-lsp.encode", arguments=[path.as_uri(), SAMPLE]))
         assert got["ids"] == want, name
+
+
+async def test_lsp_encode_follows_added_tokens_json_on_disk(client: LanguageClient, tmp_path):
+    """The engine keeps a loaded tokenizer while its text is unchanged; an added_tokens.json
+    written since makes it load again."""
+    folder = tmp_path / "whisper-like"
+    added = whisper_like(folder)
+    path = folder / "vocab.json"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+        uri=path.as_uri(), language_id="json", version=1, text=path.read_text(encoding="utf-8"))))
+    text = SAMPLE + "<|fr|>"
+
+    async def ids():
+        return (await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="tokenizer-lsp.encode", arguments=[path.as_uri(), text])))["ids"]
+
+    assert await ids() == tokenizers_reference(folder, added).encode(text).ids
+    more = {**added, "<|fr|>": max(added.values()) + 1}
+    (folder / "added_tokens.json").write_text(json.dumps(more), encoding="utf-8")
+    want = tokenizers_reference(folder, more).encode(text).ids
+    assert more["<|fr|>"] in want
+    assert await ids() == want

@@ -55,6 +55,19 @@ def add_folder_tokens(engine, vocab_path: str | None) -> tuple[frozenset[int], t
     return frozenset(outside), notes
 
 
+def added_tokens_stamp(path: str | None) -> tuple[int, int] | None:
+    """(mtime, size) of the added_tokens.json beside `path`, None when there is none: part
+    of what a vocab.json or merges file was loaded with (the server's engine reloads when
+    it changes on disk)."""
+    if not path:
+        return None
+    try:
+        st = os.stat(os.path.join(os.path.dirname(os.path.abspath(path)), ADDED_NAME))
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
 def _entries(vocab_path: str | None) -> dict[str, int]:
     if not vocab_path:
         return {}
