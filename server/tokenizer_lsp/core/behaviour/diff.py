@@ -15,7 +15,7 @@ from bisect import bisect_left
 from operator import methodcaller
 
 from ..index import collector_paused
-from .diff_flat import added_elsewhere, converted_pair, split_added
+from .diff_flat import added_at, converted_pair, split_added
 from .diff_sides import SECTIONS, Side
 
 # a flag a tokenizer.json leaves out means tokenizers' default (models/*/serialization.rs)
@@ -29,6 +29,7 @@ MODEL_DEFAULTS: dict[str, dict] = {
 ADDED_DEFAULTS = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": True, "special": False}
 _EMPTY_IS_NONE = ("continuing_subword_prefix", "end_of_word_suffix")
 _COUNT_SPACES = methodcaller("count", " ")
+_NONE = object()  # equal to no id
 
 
 # ---- comparing -------------------------------------------------------------------------
@@ -174,12 +175,13 @@ def _vocab(old: Side, new: Side) -> dict:
         return {"token": token, "text": side.text_of(token)}
 
     flat = converted_pair(old, new)
+    held = added_at(flat) if flat is not None else {}  # a GGUF's added tokens: content -> id
     for key in sorted(ko.keys() - kn.keys(), key=lambda k: _id_order(ko[k])):
-        if flat is new and added_elsewhere(new, so.get(key, key), ko[key]):
+        if flat is new and held.get(so.get(key, key), _NONE) == ko[key]:
             continue  # the GGUF holds it as an added token at that id: the same token
         out["removed"].append({**show(old, so, key), "id": ko[key]})
     for key in sorted(kn.keys() - ko.keys(), key=lambda k: _id_order(kn[k])):
-        if flat is old and added_elsewhere(old, sn.get(key, key), kn[key]):
+        if flat is old and held.get(sn.get(key, key), _NONE) == kn[key]:
             continue
         out["added"].append({**show(new, sn, key), "id": kn[key]})
     moved = [(key, i) for key, i in ko.items() - kn.items() if key in kn]

@@ -28,49 +28,46 @@ def converted_pair(old: Side, new: Side) -> Side | None:
     return None
 
 
-def added_elsewhere(side: Side, token: str, tid) -> bool:
-    """Is `token` an added token of `side` with id `tid`? (A vocabulary token the other,
-    flat, side holds at the same id as an added token: the same token.)"""
-    return any(a.get("content") == token and a.get("id") == tid for a in side.added)
-
-
-def hf_type(side: Side, token: str) -> str | None:
-    """The type llama.cpp's converter gives a token of a non-flat side: CONTROL for a
-    special added token, USER_DEFINED for another added token, NORMAL for a vocabulary
-    token; None when the side does not hold it."""
+def added_at(side: Side) -> dict[str, object]:
+    """content -> id of each added token of `side` (the first of a content). A vocabulary
+    token the other, flat, side holds at that id as an added token is the same token."""
+    out: dict[str, object] = {}
     for a in side.added:
-        if a.get("content") == token:
-            return "CONTROL" if a.get("special") else "USER_DEFINED"
-    return "NORMAL" if side.vocab is not None and token in side.vocab else None
-
-
-def type_of(side: Side, token: str) -> str | None:
-    if side.flat:
-        return side.types.get(token) if side.types else None
-    return hf_type(side, token)
-
-
-def id_of(side: Side, token: str):
-    for a in side.added:
-        if a.get("content") == token:
-            return a.get("id")
-    return side.vocab.get(token) if side.vocab is not None else None
+        content = a.get("content")
+        if isinstance(content, str) and content not in out:
+            out[content] = a.get("id")
+    return out
 
 
 def split_added(old: Side, new: Side, out: dict, ao: dict, an: dict) -> list[dict]:
-    """For a converted pair: the added-token differences of `ao` / `an` (content -> fields)
-    put into `out` ("added", "removed", "changed"), only FLAT_FIELDS compared; those that
-    are a change of type at the same id returned as `types` entries instead."""
+    """For a converted pair: the added-token differences of `ao` / `an` (content -> its
+    fields, diff.py's by_content) put into `out` ("added", "removed", "changed"), only
+    FLAT_FIELDS compared; those that are a change of type at the same id returned as
+    `types` entries instead. Every lookup is a dict's (Gemma has 6k added tokens)."""
     types: list[dict] = []
+    flat = new if new.flat else old  # its bytes of each token are the file's own
+
+    def id_of(side: Side, added: dict, token: str):
+        if token in added:
+            return added[token]["id"]
+        return side.vocab.get(token) if side.vocab is not None else None
+
+    def type_of(side: Side, added: dict, token: str) -> str | None:
+        """The flat side's stored type; the other's as llama.cpp's converter gives it:
+        CONTROL a special added token, USER_DEFINED another, NORMAL a vocabulary token."""
+        if side.flat:
+            return side.types.get(token) if side.types else None
+        if token in added:
+            return "CONTROL" if added[token]["special"] else "USER_DEFINED"
+        return "NORMAL" if side.vocab is not None and token in side.vocab else None
 
     def retyped(token: str) -> bool:
-        tid = id_of(new, token)
-        if tid is None or tid != id_of(old, token):
+        tid = id_of(new, an, token)
+        if tid is None or tid != id_of(old, ao, token):
             return False
-        a, b = type_of(old, token), type_of(new, token)
+        a, b = type_of(old, ao, token), type_of(new, an, token)
         if a is None or b is None or a == b:
             return False
-        flat = new if new.flat else old  # its bytes of each token are the file's own
         types.append({"token": token, "text": flat.text_of(token), "id": tid, "old_type": a, "new_type": b})
         return True
 
