@@ -93,6 +93,67 @@ def test_cli_encode_says_when_the_file_ids_are_not_those_given(tmp_path):
     assert all(f"`{t}` {added[t]} -> {given[t]}" in note for t in added)
 
 
+def test_cli_encode_with_whisper_many_timestamp_tokens(tmp_path):
+    """Whisper's folders add 1.5k timestamp tokens (`<|0.00|>` ... `<|30.00|>`) after a few
+    specials: every one matched, with transformers' ids."""
+    transformers = pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    folder = tmp_path / "timestamps"
+    slow_folder(folder, {})
+    n = len(json.loads((folder / "vocab.json").read_text(encoding="utf-8")))
+    names = ["<|startoftranscript|>", "<|en|>", "<|notimestamps|>"] + [f"<|{i * 0.02:.2f}|>" for i in range(1501)]
+    added = {t: n + k for k, t in enumerate(names)}
+    slow_folder(folder, added, {"tokenizer_class": "GPT2Tokenizer", "additional_special_tokens": ["<|en|>"]})
+    text = "<|startoftranscript|><|en|><|0.00|> the cat<|1.24|><|1.24|> sat<|30.00|><|endoftext|>"
+    want = transformers.AutoTokenizer.from_pretrained(str(folder)).encode(text, add_special_tokens=False)
+    assert {added["<|0.00|>"], added["<|30.00|>"]} <= set(want)
+    code, out, err = cli("encode", "--format", "json", str(folder), text)
+    assert code == 0, err
+    assert json.loads(out)["ids"] == want
+
+
+@pytest.mark.parametrize("config", [{"tokenizer_class": "GPT2Tokenizer"},  # the class's default <|endoftext|>
+                                    {"tokenizer_class": "GPT2Tokenizer", "eos_token": "<|endoftext|>",
+                                     "bos_token": "<|endoftext|>", "unk_token": "<|endoftext|>"}])
+def test_the_folder_special_tokens_are_matched_whole(tmp_path, config):
+    """GPT-2's real vocab.json + merges.txt (whisper's copy) in a folder with a
+    tokenizer_config.json and no added_tokens.json: `<|endoftext|>`, a vocab token the
+    config (or GPT2Tokenizer's default) makes special, is matched whole, as transformers does."""
+    import shutil
+
+    transformers = pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    from tests.conftest import corpus_file
+
+    folder = tmp_path / "gpt2"
+    folder.mkdir()
+    for name in ("vocab.json", "merges.txt"):
+        shutil.copy(corpus_file(f"whisper-gpt2/{name}"), folder / name)
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    text = "Hello world<|endoftext|>Bye <|endoftext|> <|endof"
+    want = transformers.AutoTokenizer.from_pretrained(str(folder)).encode(text, add_special_tokens=False)
+    eot = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))["<|endoftext|>"]
+    assert want.count(eot) == 2
+    code, out, err = cli("encode", "--format", "json", str(folder), text)
+    assert code == 0, err
+    assert json.loads(out)["ids"] == want
+
+
+def test_a_special_token_the_folder_lacks_is_said(tmp_path):
+    transformers = pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    folder = tmp_path / "lacking"
+    whisper_like(folder)
+    config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    (folder / "tokenizer_config.json").write_text(json.dumps({**config, "pad_token": "<|pad|>"}), encoding="utf-8")
+    auto = transformers.AutoTokenizer.from_pretrained(str(folder))
+    vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+    assert "<|pad|>" not in vocab and auto.convert_tokens_to_ids("<|pad|>") >= len(vocab)  # a new id there
+    code, out, err = cli("encode", "--format", "json", str(folder), SAMPLE)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["ids"] == auto.encode(SAMPLE, add_special_tokens=False)
+    (note,) = result["notes"]
+    assert "`<|pad|>`" in note and "config-token-missing" in note
+
+
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
 async def client(lsp_client: LanguageClient):
     @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
