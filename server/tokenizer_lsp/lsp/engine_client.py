@@ -27,6 +27,7 @@ import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
+from ..core.behaviour.folder_added import folder_stamp
 from ..core.behaviour.load import companion_path_of
 from ..core.behaviour.loaded import LoadError
 from ..engine import Closed, large, read_frame, write_frame
@@ -181,15 +182,16 @@ class EngineClient:
     async def _call(self, op: str, key, data, path, companion, timeout: float, companion_path=None,
                     pattern=None, **fields):
         loop = asyncio.get_running_loop()
-        # the companion and pattern are part of what was loaded (a merges file's vocabulary may
-        # change alone)
+        # the companion, pattern and the folder's added_tokens.json and configs are part of what
+        # was loaded (a merges file's vocabulary may change alone)
         if isinstance(data, list):  # handed over (see `unreachable`)
             handed, size = data, len(data[0])
         else:
             handed, size = [data], len(data) if data is not None else 0
         del data
         wkey = (key, size,
-                zlib.crc32(companion) if companion is not None else None, pattern)
+                zlib.crc32(companion) if companion is not None else None, pattern,
+                folder_stamp(path) if companion is not None else None)
         load = {"data": handed, "path": path, "companion": companion, "companion_path": companion_path,
                 "pattern": pattern}
         return await loop.run_in_executor(self._thread, self._request, op, wkey, load, timeout, fields)

@@ -15,6 +15,7 @@ from bisect import bisect_left
 from operator import methodcaller
 
 from ..index import collector_paused
+from .diff_flat import added_at, converted_pair, split_added
 from .diff_sides import SECTIONS, Side
 
 # a flag a tokenizer.json leaves out means tokenizers' default (models/*/serialization.rs)
@@ -28,6 +29,7 @@ MODEL_DEFAULTS: dict[str, dict] = {
 ADDED_DEFAULTS = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": True, "special": False}
 _EMPTY_IS_NONE = ("continuing_subword_prefix", "end_of_word_suffix")
 _COUNT_SPACES = methodcaller("count", " ")
+_NONE = object()  # equal to no id
 
 
 # ---- comparing -------------------------------------------------------------------------
@@ -51,6 +53,9 @@ def _compare(old: Side, new: Side) -> dict:
     }
     if old.types is not None and new.types is not None:  # both formats store piece types
         out["types"] = _types(old, new)
+    elif converted_pair(old, new) is not None:  # a GGUF against its HF source: types as converted
+        out["types"] = sorted(out["added_tokens"].pop("types"), key=lambda e: _id_order(e["id"]))
+    out["added_tokens"].pop("types", None)
     out["counts"] = counts(out)
     out["same"] = not any(out["counts"].values())
     return out
@@ -169,9 +174,15 @@ def _vocab(old: Side, new: Side) -> dict:
         token = stored.get(key, key)
         return {"token": token, "text": side.text_of(token)}
 
+    flat = converted_pair(old, new)
+    held = added_at(flat) if flat is not None else {}  # a GGUF's added tokens: content -> id
     for key in sorted(ko.keys() - kn.keys(), key=lambda k: _id_order(ko[k])):
+        if flat is new and held.get(so.get(key, key), _NONE) == ko[key]:
+            continue  # the GGUF holds it as an added token at that id: the same token
         out["removed"].append({**show(old, so, key), "id": ko[key]})
     for key in sorted(kn.keys() - ko.keys(), key=lambda k: _id_order(kn[k])):
+        if flat is old and held.get(sn.get(key, key), _NONE) == kn[key]:
+            continue
         out["added"].append({**show(new, sn, key), "id": kn[key]})
     moved = [(key, i) for key, i in ko.items() - kn.items() if key in kn]
     for key, i in sorted(moved, key=lambda kv: _id_order(kv[1])):
@@ -284,6 +295,11 @@ def _added(old: Side, new: Side) -> dict:
         return found
 
     ao, an = by_content(old), by_content(new)
+    if converted_pair(old, new) is not None:  # a GGUF: only what it stores, kinds as types
+        out["types"] = split_added(old, new, out, ao, an)
+        for group in ("added", "removed", "changed"):
+            out[group].sort(key=lambda e: (e["id"] if isinstance(e["id"], int) else -1, e["content"]))
+        return out
     if ao == an:
         return out
     for c in ao.keys() - an.keys():

@@ -51,6 +51,9 @@ class Side:
     token_bytes: dict[str, bytes] | None = None
     # piece types (NORMAL, CONTROL, BYTE...) where the format stores them (.model, GGUF)
     types: dict[str, str] | None = None
+    # one token list by id (GGUF): whether an added token is also in the model vocabulary,
+    # and its lstrip/rstrip/normalized/single_word, are not stored (core/behaviour/diff_flat.py)
+    flat: bool = False
 
     def text_of(self, token: str) -> str:
         return visible_text(self.bytes_of(token))

@@ -33,7 +33,7 @@ def encode(loaded: LoadedTokenizer, text: str, special: bool = False, path: str 
     AutoTokenizer adds (core/behaviour/special_rule.py). `notes` say what else shaped the
     ids: the rule for the special tokens, the file's padding and truncation."""
     clean, back = encodable(text)
-    notes: list[str] = []
+    notes: list[str] = list(loaded.notes)
     if loaded.kind == "tiktoken":
         ids, rows = _tiktoken_rows(loaded, clean)
     else:

@@ -3,7 +3,8 @@
 - tokenizer.json: `tokenizers.Tokenizer.from_str`.
 - vocab.json + merges: `BPE.from_file(vocab, merges)` (tokenizers' own reader of both files,
   so a header, a blank line or a stray BOM mean what they mean there) with a
-  ByteLevel(add_prefix_space=False) pre-tokenizer and a ByteLevel decoder (INTERFACE.md).
+  ByteLevel(add_prefix_space=False) pre-tokenizer and a ByteLevel decoder (INTERFACE.md),
+  plus the entries of an added_tokens.json beside the vocab.json (core/behaviour/folder_added.py).
 - .tiktoken: the ranks read as tiktoken's `load_tiktoken_bpe` reads them, and the split
   pattern of the known encoding the file is (by content or by name), else `pattern`.
 
@@ -170,7 +171,11 @@ def _load_pair(vocab: bytes, merges: bytes, vocab_path: str | None, merges_path:
     engine = Tokenizer(model)
     engine.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     engine.decoder = decoders.ByteLevel()
-    return LoadedTokenizer("tokenizers", engine, source=source, decoding=TokenDecoding(Scheme.BYTE_LEVEL))
+    from .folder_added import add_folder_tokens
+
+    added_only, notes = add_folder_tokens(engine, vocab_path)  # a slow folder's added_tokens.json
+    return LoadedTokenizer("tokenizers", engine, source=source,
+                           decoding=TokenDecoding(Scheme.BYTE_LEVEL, added_only=added_only), notes=notes)
 
 
 def _looks_like_vocab_json(data: bytes, path: str | None) -> bool:

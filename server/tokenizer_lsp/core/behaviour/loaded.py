@@ -36,3 +36,4 @@ class LoadedTokenizer:
     source: str | None = None
     # tokenizers: set by load_tokenizer; computed from the engine when absent
     decoding: TokenDecoding | None = None
+    notes: tuple[str, ...] = ()  # what encode says about how the file was loaded

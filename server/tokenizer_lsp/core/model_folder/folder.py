@@ -19,10 +19,13 @@ from ..model import Vocabulary
 from .checks import config_findings
 from .config_doc import CONFIG_NAMES, ConfigDocument, is_config_name
 from .facts import TokenizerFacts
+from .table_facts import facts_of_table, facts_of_table_file
 
-# the tokenizer a folder's config files describe: its tokenizer.json, else a GPT-2 vocabulary
+# the tokenizer a folder's config files describe: its tokenizer.json, else a GPT-2 vocabulary,
+# else a SentencePiece model (Llama, T5, XLM-R names) or a BERT vocab.txt (plug-in formats)
 TOKENIZER_NAMES = tuple(detect.RULES["modelTokenizerNames"])
-NO_TOKENIZER = "not a tokenizer file (a model config file with no tokenizer.json or vocab.json beside it)"
+NO_TOKENIZER = ("not a tokenizer file (a model config file with no tokenizer file beside it: "
+                f"{', '.join(TOKENIZER_NAMES)})")
 
 
 @dataclass
@@ -57,7 +60,10 @@ def owns_configs(path: str) -> bool:
 
 def facts_of_index(idx: DocumentIndex) -> TokenizerFacts | None:
     if idx.vocab is None:
-        return None
+        table = getattr(idx, "table", None)  # a plug-in format's file (.model, vocab.txt)
+        if table is None:
+            return None
+        return facts_of_table(table, getattr(getattr(idx, "plugin", None), "style", None), idx.path)
     # the index's lookup without the index: config checks keep their facts for a while, and
     # an index is its whole text (one per keystroke was kept until the edits settled)
     return TokenizerFacts(idx.vocab, os.path.basename(idx.path or "tokenizer.json"), idx.token_of_id_lookup)
@@ -81,6 +87,8 @@ def load_tokenizer_vocab(data: bytes, path: str) -> Vocabulary | None:
 
 
 def _facts_of_file(path: str) -> TokenizerFacts | None:
+    if not path.lower().endswith(".json"):  # tokenizer.model, vocab.txt: a plug-in reads them
+        return facts_of_table_file(path)
     with open(path, "rb") as f:
         data = f.read()
     vocab = load_tokenizer_vocab(data, path)

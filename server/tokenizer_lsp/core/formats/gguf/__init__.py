@@ -82,7 +82,7 @@ class GGUFPlugin:
         elif model in ("llama", "gemma4"):
             side = replace(side, scheme=Scheme.SENTENCEPIECE)
         kind = {"gpt2": "BPE", "llama": "BPE", "gemma4": "BPE", "bert": "WordPiece", "t5": "Unigram"}.get(model, model)
-        return replace(side, vocab=vocab, model_type=kind, merges=list(merges) if merges else side.merges)
+        return replace(side, vocab=vocab, model_type=kind, merges=list(merges) if merges else side.merges, flat=True)
 
     def diff_flags(self, table: TokenTable) -> dict:
         m = table.meta

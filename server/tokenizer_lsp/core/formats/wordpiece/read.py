@@ -8,17 +8,29 @@ import re
 import orjson
 
 from ...decoding.tokens import Scheme, decode_token
+from ..registry import SNIFF_BYTES
 from ..table import FormatError, TableRow, TokenTable
 
 SPECIALS = ("[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]")
 PREFIX = "##"
 _JSON_ARRAY = re.compile(rb"\[\s*(?:[\"\[{\]0-9-]|true|false|null|$)")
+_SPACE = re.compile(r"\s")
+# what Rust's str::trim_end strips (Unicode White_Space), which WordPiece::read_file applies
+# to each line; Python's bare rstrip() also strips U+001C..U+001F, which stay in a token there
+_WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 
 
 def looks_like_vocab_txt(head: bytes, named: bool) -> bool:
-    """One token per line: UTF-8 text, not JSON, hardly a line holding a space or a tab
-    (every merges and tiktoken line has one), and BERT's specials or `##` pieces among the
-    lines (or the name vocab.txt)."""
+    """One token per line: UTF-8 text, not JSON, BERT's specials or `##` pieces among the
+    lines (or the name vocab.txt), and mostly lines without a space or a tab.
+
+    A token is the whole line minus its end, spaces included (tokenizers'
+    WordPiece.read_file, transformers' load_vocab): custom and multilingual vocabularies hold
+    lines such as `new york` (wordpiece-unreachable says what that means), so a spaced line
+    does not refuse the file. What is refused is text that is another thing: JSON, a merges
+    file (its `#version` line, or every line two parts), a tiktoken file (every line base64
+    and a rank), word counts and prose (most lines spaced). A `## Heading` of Markdown is
+    no continuation piece: a piece never holds whitespace (the pre-tokenizer splits there)."""
     body = head.lstrip(b"\xef\xbb\xbf")
     if not body or body[:1] == b"{" or _JSON_ARRAY.match(body):  # `[PAD]` is a token, `["a"` JSON
         return False
@@ -29,18 +41,17 @@ def looks_like_vocab_txt(head: bytes, named: bool) -> bool:
             return False
         text = body[:e.start].decode("utf-8")
     lines = text.split("\n")
-    if len(lines) > 1 and len(body) == len(head.lstrip(b"\xef\xbb\xbf")):
-        lines.pop()  # the window may cut the last line
+    if len(lines) > 1 and (lines[-1] == "" or len(head) >= SNIFF_BYTES):
+        lines.pop()  # after the last newline, or cut by the window
     lines = [l.rstrip() for l in lines]
-    spaced = sum(1 for l in lines if " " in l or "\t" in l)
-    # merges and tiktoken lines all hold a space; a vocabulary a few (then flagged)
-    if len(lines) < 2 or spaced * 20 > len(lines) or any("\x00" in l for l in lines):
+    if len(lines) < 2 or any("\x00" in l for l in lines) or lines[0].startswith("#version"):
         return False
-    if lines[0].startswith("#version"):
+    spaced = sum(1 for l in lines if " " in l or "\t" in l)
+    if spaced * 2 > len(lines):  # merges, tiktoken, counts, prose: a vocabulary is mostly single pieces
         return False
     specials = sum(1 for l in lines if l in SPECIALS)
-    pieces = sum(1 for l in lines if l.startswith(PREFIX) and len(l) > 2)
-    return specials >= 2 or pieces >= 5 or (named and (specials or pieces))
+    pieces = sum(1 for l in lines if l.startswith(PREFIX) and len(l) > 2 and not _SPACE.search(l))
+    return specials >= 2 or pieces >= 5 or (named and (specials or pieces) > 0)
 
 
 def folder_settings(path: str | None) -> dict:
@@ -85,7 +96,7 @@ def read_vocab_txt(data: bytes, settings: dict) -> TokenTable:
         nl = data.find(b"\n", pos)
         stop = n if nl < 0 else nl
         raw = data[pos:stop].decode("utf-8")
-        token = raw.rstrip()  # tokenizers trims the line's end (a \r, trailing spaces)
+        token = raw.rstrip(_WHITE_SPACE)  # tokenizers trims the line's end (a \r, trailing spaces)
         end = pos + len(token.encode("utf-8"))
         d = decode_token(token, Scheme.WORDPIECE, token in SPECIALS, PREFIX)
         rows.append(TableRow(tid, token, d.data, None, None, token in SPECIALS))

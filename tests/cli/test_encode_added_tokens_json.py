@@ -1,0 +1,202 @@
+"""`encode` of a slow GPT-2 style folder (vocab.json + merges.txt + added_tokens.json, as
+whisper's): the added_tokens.json entries are matched as added tokens with their ids, as
+transformers' GPT2Tokenizer and a tokenizers BPE given those tokens encode. The CLI and the
+LSP command (the engine helper) load through the same path; both are held to it.
+
+Expected ids come from transformers' AutoTokenizer on the same folder and from tokenizers
+(BPE.from_file + ByteLevel + add_tokens in the file's id order), never from our code.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.corpus.test_fidelity_found import slow_folder
+from tests.lsp.harness import capabilities
+
+SAMPLE = "<|startoftranscript|><|en|> the cat<|notimestamps|>sat on<|en|>the mat"
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def whisper_like(folder: Path, gap: int = 0) -> dict[str, int]:
+    """The folder, its added tokens after the vocabulary (`gap` ids past its end, which
+    transformers does not honour); `<|en|>` named special by tokenizer_config.json."""
+    slow_folder(folder, {})
+    n = len(json.loads((folder / "vocab.json").read_text(encoding="utf-8")))
+    added = {"<|startoftranscript|>": n + gap, "<|en|>": n + gap + 1, "<|notimestamps|>": n + gap + 2}
+    slow_folder(folder, added, {"tokenizer_class": "GPT2Tokenizer", "additional_special_tokens": ["<|en|>"]})
+    return added
+
+
+def tokenizers_reference(folder: Path, added: dict[str, int]):
+    from tokenizers import AddedToken, Tokenizer, decoders, pre_tokenizers
+    from tokenizers.models import BPE
+
+    tok = Tokenizer(BPE.from_file(str(folder / "vocab.json"), str(folder / "merges.txt")))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    for token, _ in sorted(added.items(), key=lambda kv: kv[1]):
+        if token == "<|en|>":
+            tok.add_special_tokens([AddedToken(token, special=True, normalized=False)])
+        else:
+            tok.add_tokens([token])
+    return tok
+
+
+def test_cli_encode_matches_added_tokens_json_entries(tmp_path):
+    transformers = pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    folder = tmp_path / "whisper-like"
+    added = whisper_like(folder)
+    auto = transformers.AutoTokenizer.from_pretrained(str(folder))
+    want = auto.encode(SAMPLE, add_special_tokens=False)
+    assert want == tokenizers_reference(folder, added).encode(SAMPLE).ids
+    assert set(added.values()) <= set(want)  # the sample does hit every added token
+    for target in (folder, folder / "vocab.json", folder / "merges.txt"):
+        code, out, err = cli("encode", "--format", "json", str(target), SAMPLE)
+        assert code == 0, err
+        result = json.loads(out)
+        assert result["ids"] == want, target
+        assert "notes" not in result  # the file's ids are those transformers gives
+        # an added token's row is its own text, not a byte-level decoding of it
+        rows = {r["id"]: r for r in result["tokens"]}
+        assert {rows[i]["text"] for i in added.values()} == set(added)
+        assert [SAMPLE[r["start"]:r["end"]] for r in result["tokens"] if r["id"] in added.values()] == \
+            [auto.convert_ids_to_tokens(i) for i in want if i in added.values()]
+
+
+def test_cli_encode_says_when_the_file_ids_are_not_those_given(tmp_path):
+    """Ids with a gap after the vocabulary: transformers gives the next free ids in order;
+    encode gives those too and says which entries differ from the file."""
+    transformers = pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    folder = tmp_path / "gapped"
+    added = whisper_like(folder, gap=3)
+    auto = transformers.AutoTokenizer.from_pretrained(str(folder))
+    given = {t: auto.convert_tokens_to_ids(t) for t in added}
+    assert given != added  # transformers does not keep them
+    code, out, err = cli("encode", "--format", "json", str(folder), SAMPLE)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["ids"] == auto.encode(SAMPLE, add_special_tokens=False)
+    (note,) = result["notes"]
+    assert all(f"`{t}` {added[t]} -> {given[t]}" in note for t in added)
+
+
+def test_cli_encode_with_whisper_many_timestamp_tokens(tmp_path):
+    """Whisper's folders add 1.5k timestamp tokens (`<|0.00|>` ... `<|30.00|>`) after a few
+    specials: every one matched, with transformers' ids."""
+    transformers = pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    folder = tmp_path / "timestamps"
+    slow_folder(folder, {})
+    n = len(json.loads((folder / "vocab.json").read_text(encoding="utf-8")))
+    names = ["<|startoftranscript|>", "<|en|>", "<|notimestamps|>"] + [f"<|{i * 0.02:.2f}|>" for i in range(1501)]
+    added = {t: n + k for k, t in enumerate(names)}
+    slow_folder(folder, added, {"tokenizer_class": "GPT2Tokenizer", "additional_special_tokens": ["<|en|>"]})
+    text = "<|startoftranscript|><|en|><|0.00|> the cat<|1.24|><|1.24|> sat<|30.00|><|endoftext|>"
+    want = transformers.AutoTokenizer.from_pretrained(str(folder)).encode(text, add_special_tokens=False)
+    assert {added["<|0.00|>"], added["<|30.00|>"]} <= set(want)
+    code, out, err = cli("encode", "--format", "json", str(folder), text)
+    assert code == 0, err
+    assert json.loads(out)["ids"] == want
+
+
+@pytest.mark.parametrize("config", [{"tokenizer_class": "GPT2Tokenizer"},  # the class's default <|endoftext|>
+                                    {"tokenizer_class": "GPT2Tokenizer", "eos_token": "<|endoftext|>",
+                                     "bos_token": "<|endoftext|>", "unk_token": "<|endoftext|>"}])
+def test_the_folder_special_tokens_are_matched_whole(tmp_path, config):
+    """GPT-2's real vocab.json + merges.txt (whisper's copy) in a folder with a
+    tokenizer_config.json and no added_tokens.json: `<|endoftext|>`, a vocab token the
+    config (or GPT2Tokenizer's default) makes special, is matched whole, as transformers does."""
+    import shutil
+
+    transformers = pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    from tests.conftest import corpus_file
+
+    folder = tmp_path / "gpt2"
+    folder.mkdir()
+    for name in ("vocab.json", "merges.txt"):
+        shutil.copy(corpus_file(f"whisper-gpt2/{name}"), folder / name)
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    text = "Hello world<|endoftext|>Bye <|endoftext|> <|endof"
+    want = transformers.AutoTokenizer.from_pretrained(str(folder)).encode(text, add_special_tokens=False)
+    eot = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))["<|endoftext|>"]
+    assert want.count(eot) == 2
+    code, out, err = cli("encode", "--format", "json", str(folder), text)
+    assert code == 0, err
+    assert json.loads(out)["ids"] == want
+
+
+def test_a_special_token_the_folder_lacks_is_said(tmp_path):
+    transformers = pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    folder = tmp_path / "lacking"
+    whisper_like(folder)
+    config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    (folder / "tokenizer_config.json").write_text(json.dumps({**config, "pad_token": "<|pad|>"}), encoding="utf-8")
+    auto = transformers.AutoTokenizer.from_pretrained(str(folder))
+    vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+    assert "<|pad|>" not in vocab and auto.convert_tokens_to_ids("<|pad|>") >= len(vocab)  # a new id there
+    code, out, err = cli("encode", "--format", "json", str(folder), SAMPLE)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["ids"] == auto.encode(SAMPLE, add_special_tokens=False)
+    (note,) = result["notes"]
+    assert "`<|pad|>`" in note and "config-token-missing" in note
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
+async def client(lsp_client: LanguageClient):
+    @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+    def on_refresh(params):
+        return None
+
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_lsp_encode_matches_added_tokens_json_entries(client: LanguageClient, tmp_path):
+    pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    folder = tmp_path / "whisper-like"
+    added = whisper_like(folder)
+    want = tokenizers_reference(folder, added).encode(SAMPLE).ids
+    for name in ("vocab.json", "merges.txt"):
+        path = folder / name
+        client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+            uri=path.as_uri(), language_id="json" if name.endswith("json") else "plaintext", version=1,
+            text=path.read_text(encoding="utf-8"))))
+        got = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="tokenizer-lsp.encode", arguments=[path.as_uri(), SAMPLE]))
+        assert got["ids"] == want, name
+
+
+async def test_lsp_encode_follows_added_tokens_json_on_disk(client: LanguageClient, tmp_path):
+    """The engine keeps a loaded tokenizer while its text is unchanged; an added_tokens.json
+    written since makes it load again."""
+    folder = tmp_path / "whisper-like"
+    added = whisper_like(folder)
+    path = folder / "vocab.json"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+        uri=path.as_uri(), language_id="json", version=1, text=path.read_text(encoding="utf-8"))))
+    text = SAMPLE + "<|fr|>"
+
+    async def ids():
+        return (await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="tokenizer-lsp.encode", arguments=[path.as_uri(), text])))["ids"]
+
+    assert await ids() == tokenizers_reference(folder, added).encode(text).ids
+    more = {**added, "<|fr|>": max(added.values()) + 1}
+    (folder / "added_tokens.json").write_text(json.dumps(more), encoding="utf-8")
+    want = tokenizers_reference(folder, more).encode(text).ids
+    assert more["<|fr|>"] in want
+    assert await ids() == want
