@@ -88,3 +88,16 @@ def test_values_items_and_ids_follow_the_keys_as_a_dict_does(d, data):
 @given(st.integers(-(2**63), 2**63 - 1))
 def test_the_c_level_key_of_a_hash_is_the_plain_one(h):
     assert compact_vocab._key(h) == compact_vocab._key_of_hash(h)
+
+
+@given(st.dictionaries(tokens, st.integers(-(2**31), 2**31 - 1), min_size=1, max_size=100), st.data())
+def test_the_highest_id_is_the_mappings_after_renames(d, data):
+    c = CompactTokens(d)
+    assert c.max_id() == max(d.values())
+    r, plain = RenamedTokens(c), dict(d)
+    for _ in range(data.draw(st.integers(0, 5))):
+        old = data.draw(st.sampled_from(list(plain)))
+        new = data.draw(tokens.filter(lambda t: t not in plain))
+        r, plain[new] = r.rename(old, new), plain.pop(old)
+        assert r.max_id() == max(plain.values()) and dict(r.items()) == plain
+    assert RenamedTokens(dict(d)).max_id() == max(d.values())

@@ -129,6 +129,10 @@ class CompactTokens(Mapping):
         """The values, in key order."""
         return self._ids
 
+    def max_id(self) -> int | None:
+        """The highest value (one C pass over the ids array, no copy)."""
+        return max(self._ids, default=None)
+
     # the Mapping defaults look every key up again (gemma3: 262k lookups, over a second of
     # the interpreter held in slices, whenever a config check read the whole table)
     def values(self) -> ValuesView:

@@ -126,6 +126,14 @@ class RenamedTokens(Mapping):
         yield from (k for k in self.base if k not in removed) if removed else self.base
         yield from self.renamed
 
+    def max_id(self) -> int | None:
+        """The highest value: the base's, since renaming moves values and never changes
+        them (config checks ask after every edit; a copy of gemma3's ids was 33 ms)."""
+        top = getattr(self.base, "max_id", None)
+        if top is not None:
+            return top()
+        return max(self.base.values(), default=None)
+
     def ids(self) -> array:
         """The values in key order, from the base's own array when it has one (one copy,
         no lookup per key)."""

@@ -36,8 +36,10 @@ class TokenizerFacts:
     @cached_property
     def highest_id(self) -> int | None:
         tokens = self.vocab.tokens
-        ids = tokens.ids() if hasattr(tokens, "ids") else tokens.values()
-        top = max(ids, default=None)
+        if hasattr(tokens, "max_id"):  # a compact or renamed table: no copy of its ids
+            top = tokens.max_id()
+        else:
+            top = max(tokens.ids() if hasattr(tokens, "ids") else tokens.values(), default=None)
         added = max(self.vocab.added.values(), default=None)
         return max((i for i in (top, added) if i is not None), default=None)
 
