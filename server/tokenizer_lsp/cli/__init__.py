@@ -133,8 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in COMMANDS:
         return _command(args.command).run(args)
     from ..lsp.server import serve
+    from ..runtime.collector import freeze_startup_objects
     from ..runtime.stdio import serve_stdio
 
+    freeze_startup_objects()  # the imports above are never garbage (runtime/collector.py)
     serve(tcp=args.tcp, host=args.host, port=args.port, stdio_loop=serve_stdio)
     return 0
 

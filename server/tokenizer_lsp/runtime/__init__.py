@@ -5,6 +5,8 @@
 - fast_copy: document versions copied with the interpreter released (core.hooks.splice)
 - malloc: glibc tuning and malloc_trim after an index is dropped (core.hooks.release_memory)
 - threads: the event loop takes the interpreter back from worker threads sooner
+- collector: the startup objects frozen out of the garbage collector's full passes (called
+  by cli.py once the server is imported)
 - stdio: orjson message parsing, a large didOpen's text straight to bytes, stdin read on
   the event loop, small replies written without releasing the interpreter
 
