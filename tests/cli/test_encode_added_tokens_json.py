@@ -10,6 +10,7 @@ Expected ids come from transformers' AutoTokenizer on the same folder and from t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -200,3 +201,47 @@ async def test_lsp_encode_follows_added_tokens_json_on_disk(client: LanguageClie
     want = tokenizers_reference(folder, more).encode(text).ids
     assert more["<|fr|>"] in want
     assert await ids() == want
+
+
+def _unreachable_ids(folder: Path, cache: Path) -> set[int]:
+    env = {**os.environ, "TOKENIZER_LSP_CACHE_DIR": str(cache)}  # a user's cache, kept between runs
+    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", str(folder), "--format", "json", "--show-hints"],
+                       capture_output=True, text=True, env=env)
+    rc, out, err = p.returncode, p.stdout, p.stderr
+    assert rc in (0, 1), err
+    return {int(f["message"].split("id ")[1].split(")")[0]) for f in json.loads(out) if f["code"] == "unreachable-token"}
+
+
+def test_check_calls_no_token_the_folder_matches_whole_unreachable(tmp_path):
+    # whisper's vocab.json + merges.txt: `<|endoftext|>` is a vocab entry no merge builds.
+    # Read by transformers as a GPT2Tokenizer folder it is the class's bos/eos/unk token,
+    # matched whole; the pair alone (tokenizers' BPE) splits it
+    from tests.conftest import corpus_file
+    from tokenizers import Tokenizer, pre_tokenizers
+    from tokenizers.models import BPE
+
+    transformers = pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    folder = tmp_path / "whisper"
+    folder.mkdir()
+    for name in ("vocab.json", "merges.txt"):
+        (folder / name).write_bytes(corpus_file(f"whisper-gpt2/{name}").read_bytes())
+    vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+    eot = vocab["<|endoftext|>"]
+    pair = Tokenizer(BPE.from_file(str(folder / "vocab.json"), str(folder / "merges.txt")))
+    pair.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    assert pair.encode("<|endoftext|>").ids != [eot]
+    cache = tmp_path / "cache"
+    assert eot in _unreachable_ids(folder, cache)  # the pair alone: never produced
+
+    # whisper's own layout: its added tokens after the vocabulary, named special
+    added = {"<|startoftranscript|>": len(vocab), "<|en|>": len(vocab) + 1}
+    (folder / "added_tokens.json").write_text(json.dumps(added), encoding="utf-8")
+    (folder / "tokenizer_config.json").write_text(json.dumps(
+        {"tokenizer_class": "WhisperTokenizer", "additional_special_tokens": list(added)}), encoding="utf-8")
+    tok = transformers.AutoTokenizer.from_pretrained(str(folder))
+    assert tok("<|endoftext|>", add_special_tokens=False)["input_ids"] == [eot]
+    # the same vocab.json and merges.txt as before: a set cached for the pair alone must not
+    # speak for the folder
+    assert eot not in _unreachable_ids(folder, cache)
+    rc, out, _ = cli("encode", str(folder), "<|endoftext|>", "--format", "json")
+    assert rc == 0 and [t["id"] for t in json.loads(out)["tokens"]] == [eot]

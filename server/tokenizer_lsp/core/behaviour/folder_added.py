@@ -97,6 +97,16 @@ def folder_stamp(path: str | None) -> tuple | None:
     return tuple(out)
 
 
+def matched_whole(vocab_path: str | None) -> frozenset[str]:
+    """The tokens a slow folder's engine matches whole in any text (its added_tokens.json
+    entries and the special tokens its configs or tokenizer class name): the folder produces
+    each of them, whatever the merges would make of its text."""
+    if not vocab_path:
+        return frozenset()
+    folder = os.path.dirname(os.path.abspath(vocab_path))
+    return frozenset(_entries(folder)) | frozenset(_special_names(folder))
+
+
 def _entries(folder: str) -> dict[str, int]:
     obj = _read_json(os.path.join(folder, ADDED_NAME))
     if not isinstance(obj, dict):

@@ -13,6 +13,7 @@ from ..checks import _q
 from ..decoding.display import escape
 from ..index import DocumentIndex
 from ..model import Finding
+from .folder_added import matched_whole
 
 CODE = "unreachable-token"
 _MAX_PIECES_SHOWN = 12
@@ -52,9 +53,14 @@ def unreachable_findings(idx: DocumentIndex, entries: list[UnreachableEntry]) ->
         return []
     tokens = idx.vocab.tokens
     rank_word = "rank" if idx.format == "tiktoken" else "id"
+    # a slow folder's engine matches these whole (folder_added.py), as `encode` does: never
+    # unreachable, whatever the set computed from the pair alone says
+    whole = matched_whole(idx.path) if idx.format == "vocab.json" else frozenset()
     out = []
     for e in entries:
         token = e.token
+        if token in whole:
+            continue
         o = idx.ordinal_of_id(e.id)  # by id first: no search of the keys by text
         if o is not None and idx.token_at_ordinal(o) == token:
             span = idx.vocab_span(o)
