@@ -16,12 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from tests.corpus.test_fidelity_found import slow_folder
-from tests.lsp.harness import capabilities
+from tests.lsp.harness import make_fixture
 
 SAMPLE = "<|startoftranscript|><|en|> the cat<|notimestamps|>sat on<|en|>the mat"
 
@@ -155,15 +154,7 @@ def test_a_special_token_the_folder_lacks_is_said(tmp_path):
     assert "`<|pad|>`" in note and "config-token-missing" in note
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
-async def client(lsp_client: LanguageClient):
-    @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
-    def on_refresh(params):
-        return None
-
-    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities()))
-    yield
-    await lsp_client.shutdown_session()
+client = make_fixture()  # the harness's session (utf-16, refreshes answered)
 
 
 async def test_lsp_encode_matches_added_tokens_json_entries(client: LanguageClient, tmp_path):
