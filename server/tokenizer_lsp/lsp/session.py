@@ -113,6 +113,20 @@ class DocumentState:
         else:
             self.settled.set()
 
+    async def quiet_for(self, seconds: float) -> None:
+        """Returns once no edit came for `seconds` and no build is due or running: a burst
+        of typing has settled. An edit during the wait starts it again. (Looking at `busy`
+        once after a sleep took the gap between two keystrokes for quiet: the unreachable
+        set's child was forked, then killed, in the middle of typing, and its fork of the
+        whole server stalled the hover that came with the next keystroke.)"""
+        while True:
+            if self.busy:
+                await self.settled.wait()
+            version = self.version
+            await asyncio.sleep(seconds)
+            if not self.busy and self.version == version:
+                return
+
     def _serving(self) -> tuple[DocumentIndex, int | None] | None:
         idx = self.index
         current = idx is not None and idx.doc is not None and idx.lookups_ready

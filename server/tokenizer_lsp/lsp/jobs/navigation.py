@@ -73,12 +73,7 @@ class Navigation:
     async def _settled(self, doc, w: _Wanted) -> None:
         """When the document is quiet (after an edit: a burst of them settled), so that a
         build never keeps an index the next edits replaced alive beside new ones."""
-        while True:
-            if doc.busy:
-                await doc.settled.wait()
-            await asyncio.sleep(SETTLE_S if w.built_once else FIRST_SETTLE_S)
-            if not doc.busy:
-                return
+        await doc.quiet_for(SETTLE_S if w.built_once else FIRST_SETTLE_S)
 
     async def _navigate(self, doc, w: _Wanted) -> None:
         from ...core.navigation_build import navigation_job

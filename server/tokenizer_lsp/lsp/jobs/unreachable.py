@@ -201,12 +201,7 @@ class Unreachable:
                 if r.entries is not None:
                     # later sets: once the edits have settled, and then only for the
                     # newest version (never a queue of stale ones)
-                    while True:
-                        if doc.busy:
-                            await doc.settled.wait()
-                        await asyncio.sleep(SETTLE_S)
-                        if not doc.busy:
-                            break
+                    await doc.quiet_for(SETTLE_S)
                     if self.session.documents.get(doc.uri) is not doc or not self.enabled():
                         return
                 if r.entries is None:
