@@ -21,13 +21,15 @@ export async function runCommand(title) {
     await closeQuickInput();
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget:visible input');
-    await input.waitFor({ timeout: 10_000 });
-    await input.fill(`>${title}`);
     const row = page
       .locator('.quick-input-list .monaco-list-row')
       .filter({ has: page.locator('.label-name', { hasText: exact }) })
       .first();
     try {
+      // the palette may close between showing and the typing too (CI: fill waited 30 s for
+      // an input that had gone): each step short, and the whole attempt started over
+      await input.waitFor({ timeout: 10_000 });
+      await input.fill(`>${title}`, { timeout: 5_000 });
       await row.waitFor({ timeout: 10_000 });
       await row.click();
       return;
