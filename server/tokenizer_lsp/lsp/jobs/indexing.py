@@ -24,6 +24,11 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from ...core import hooks
+# imported with the server, not on first use: the first keystroke imported the typing fast
+# path on the indexer thread (compiling it, without a cached .pyc, holds the interpreter:
+# the first hover after it took 8 ms), and each re-parse's forked child imported the
+# format plug-ins again (30 ms of every re-parse)
+from ...core.formats import decoded_view, incremental  # noqa: F401
 from ...core.index import DocumentIndex, collector_paused
 from ...core.staged_build import build_index_beside
 from ...core.text.edits import apply_changes, coalesced
