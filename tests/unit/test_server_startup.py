@@ -1,6 +1,7 @@
 """What the server prepares at startup so that the first keystroke costs what the next ones
-do: cattrs' generated readers of every served method's messages (lsp/server.py), and the
-typing fast path imported with the server (lsp/jobs/indexing.py)."""
+do: cattrs' code for every served method's messages and answers, kept through cattrs'
+cache clearing (lsp/message_hooks.py), and the typing fast path imported with the server
+(lsp/jobs/indexing.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ import subprocess
 import sys
 
 import orjson
+from lsprotocol import types
+from pygls.protocol import JsonRPCResponseMessage
 
-from tokenizer_lsp.lsp.server import TokenizerServer, _prepare_message_hooks
+from tokenizer_lsp.lsp import message_hooks
+from tokenizer_lsp.lsp.server import _SYNC, ROUTES, TokenizerServer
 
 # messages an editor sends while a user types and looks around, as they come off the wire
 MESSAGES = [
@@ -56,9 +60,14 @@ def test_a_fresh_server_generates_code_when_a_didchange_first_arrives(monkeypatc
     assert any("cattrs generated" in name for name in compiled)
 
 
-def test_prepared_the_first_messages_of_a_session_generate_nothing(monkeypatch):
+def _prepared() -> TokenizerServer:
     server = TokenizerServer()
-    _prepare_message_hooks(server)
+    assert message_hooks.prepare(server.protocol, {*ROUTES, *_SYNC})
+    return server
+
+
+def test_prepared_the_first_messages_of_a_session_generate_nothing(monkeypatch):
+    server = _prepared()
     compiled = _counting_compiles(monkeypatch)
     for message in MESSAGES:
         read = _read(server, message)
@@ -72,3 +81,50 @@ def test_the_typing_fast_path_is_imported_with_the_server():
             " 'tokenizer_lsp.core.formats.registry' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "True"]
+
+
+def _range(line: int, start: int, end: int) -> types.Range:
+    return types.Range(types.Position(line, start), types.Position(line, end))
+
+
+HOVER = types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "`Ġthe` id 262"), _range(3, 5, 11))
+ANSWERS = [
+    ("the first list answered (inlay hints)", [types.InlayHint(types.Position(3, 11), ": the")]),
+    ("a hover", HOVER),
+    ("definition's locations", [types.Location("file:///t/merges.txt", _range(9, 0, 4))]),
+    ("an outline", [types.DocumentSymbol("model", types.SymbolKind.Object, _range(1, 0, 2), _range(1, 1, 6))]),
+    ("a hover again", HOVER),
+]
+
+
+def test_a_fresh_converter_compiles_a_hover_answer_again_after_the_first_list(monkeypatch):
+    # the premise: cattrs empties its cache when it meets a new kind of list
+    converter = TokenizerServer().protocol._converter
+    converter.unstructure(JsonRPCResponseMessage(id=1, result=HOVER, jsonrpc="2.0"))
+    converter.unstructure(JsonRPCResponseMessage(id=2, result=ANSWERS[0][1], jsonrpc="2.0"))
+    compiled = _counting_compiles(monkeypatch)
+    converter.unstructure(JsonRPCResponseMessage(id=3, result=HOVER, jsonrpc="2.0"))
+    assert any("cattrs generated" in name for name in compiled)
+
+
+def test_prepared_answers_and_what_the_server_sends_compile_nothing_and_read_back(monkeypatch):
+    converter = _prepared().protocol._converter
+    compiled = _counting_compiles(monkeypatch)
+    for i, (what, result) in enumerate(ANSWERS):
+        data = converter.unstructure(JsonRPCResponseMessage(id=i, result=result, jsonrpc="2.0"))
+        # what was written reads back as the same objects (the code kept is the right code)
+        kind = list[type(result[0])] if isinstance(result, list) else type(result)
+        assert converter.structure(orjson.loads(orjson.dumps(data["result"])), kind) == result, what
+    refresh = converter.unstructure(types.InlayHintRefreshRequest(id=9))
+    progress = converter.unstructure(types.ProgressNotification(types.ProgressParams(
+        "t1", types.WorkDoneProgressReport(message="hover lookups", percentage=70))))
+    assert refresh["method"] == "workspace/inlayHint/refresh"
+    assert progress["params"]["value"] == {"kind": "report", "message": "hover lookups", "percentage": 70}
+    assert [name for name in compiled if "cattrs generated" in name and "unstructure" in name] == []
+
+
+def test_a_converter_that_cannot_generate_ahead_is_left_as_it_is():
+    class Protocol:
+        _converter = object()  # no get_structure_hook: cattrs older than 23.2
+
+    assert message_hooks.prepare(Protocol(), {*ROUTES}) is False

@@ -21,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .. import __version__
+from . import message_hooks
 from .engine_client import EngineClient
 from .handlers import ROUTES
 from .handlers.lsp_types import JsonResult
@@ -151,25 +152,6 @@ class TokenizerServer(LanguageServer):
                 self.feature(method, options)(handler)
 
 
-def _prepare_message_hooks(server: TokenizerServer) -> None:
-    """Have cattrs generate now how each method's messages are read and its answers written.
-    It writes and compiles that code the first time a type passes (4 ms for a didChange,
-    8 for a codeAction): the first keystroke of a session waited for it, and so did the
-    hover sent right after it (8-11 ms in every gemma3 benchmark run). All of them at
-    startup: about 55 ms, beside 0.8 s of imports."""
-    protocol = server.protocol
-    converter = protocol._converter
-    if not hasattr(converter, "get_structure_hook"):  # cattrs < 23.2: generated on first use
-        return
-    for method in {*ROUTES, *_SYNC}:
-        message = protocol.get_message_type(method)
-        if message is not None:
-            converter.get_structure_hook(message)
-        answer = types.METHOD_TO_TYPES.get(method, (None, None))[1]
-        if answer is not None:
-            converter.get_unstructure_hook(answer)
-
-
 def _forget_generated_sources() -> None:
     """attrs keeps the source text of every method it generates in linecache, for
     tracebacks only: lsprotocol's ~600 classes hold 0.6 MB of the server's memory with it."""
@@ -182,7 +164,7 @@ def _forget_generated_sources() -> None:
 def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087, stdio_loop=None) -> None:
     """Serve LSP; `stdio_loop(server)` replaces pygls' stdio loop (see runtime.stdio)."""
     server = TokenizerServer()
-    _prepare_message_hooks(server)
+    message_hooks.prepare(server.protocol, {*ROUTES, *_SYNC})  # before the first message: lsp/message_hooks.py
     _forget_generated_sources()
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)
