@@ -105,3 +105,26 @@ def test_a_token_only_one_side_has_is_still_added(gpt2, tmp_path):
     assert [(a["content"], a["id"], a["special"]) for a in d["added_tokens"]["added"]] == [(extra, n, True)]
     assert [(t["token"], t["old_type"], t["new_type"]) for t in d["types"]] == [("the", "NORMAL", "CONTROL")]
     assert not any(d["vocab"].values()) and not d["added_tokens"]["removed"]
+
+
+def test_a_slow_folder_whose_class_makes_the_token_special_is_the_same(gpt2, tmp_path):
+    """GPT-2's vocab.json + merges.txt with a tokenizer_config.json naming GPT2Tokenizer:
+    transformers loads `<|endoftext|>` as a special added token (the class's default), so
+    the GGUF's CONTROL token at its id is that token, not a type change."""
+    import shutil
+
+    transformers = pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    path, conv, _ = gpt2
+    folder = tmp_path / "slow-gpt2"
+    folder.mkdir()
+    for name in ("vocab.json", "merges.txt"):
+        shutil.copy(corpus_file(f"whisper-gpt2/{name}"), folder / name)
+    (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "GPT2Tokenizer"}), encoding="utf-8")
+    auto = transformers.AutoTokenizer.from_pretrained(str(folder))
+    eot = conv["tokens"].index(EOT)
+    assert {i: (t.content, t.special) for i, t in auto.added_tokens_decoder.items()} == {eot: (EOT, True)}
+    assert conv["types"][eot] == CONTROL
+    for old, new in ((path, folder / "vocab.json"), (folder / "merges.txt", path)):
+        code, d = diff(old, new)
+        assert (code, d["same"]) == (0, True), d["counts"]
+        assert d["types"] == [] and not any(d["added_tokens"].values())

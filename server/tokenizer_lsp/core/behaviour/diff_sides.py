@@ -23,6 +23,7 @@ from ..formats.json_scheme import (
 from ..formats.merges_doc import MergesDocument
 from ..formats.tiktoken_doc import TiktokenDocument
 from ..index import collector_paused, load_vocabulary
+from .folder_added import added_entries
 
 SECTIONS = ("normalizer", "pre_tokenizer", "post_processor", "decoder", "truncation", "padding")
 
@@ -82,8 +83,10 @@ def _read_side(data: bytes, path: str | None, companion: bytes | None) -> Side:
     if kind == "merges":
         vocab = load_vocabulary(companion, None) if companion is not None else None
         doc = MergesDocument(data, vocab)
-        return Side(path, "merges.txt", Scheme.BYTE_LEVEL, "BPE", dict(vocab.tokens) if vocab else None,
-                    merges=doc.vocab.merges, word_suffix=doc.vocab.word_suffix)
+        tokens = dict(vocab.tokens) if vocab else None
+        return Side(path, "merges.txt", Scheme.BYTE_LEVEL, "BPE", tokens, merges=doc.vocab.merges,
+                    added=added_entries(path, tokens) if tokens is not None else [],
+                    word_suffix=doc.vocab.word_suffix)
     if kind != "json":
         from ..formats.registry import formats_read
 
@@ -100,8 +103,10 @@ def _read_side(data: bytes, path: str | None, companion: bytes | None) -> Side:
         return _tokenizer_json(obj, path)
     if detect.is_vocab_json(obj) and detect.claims_vocab_json(obj, path):
         merges = MergesDocument(companion).vocab.merges if companion is not None else None
+        # a slow folder's added tokens (added_tokens.json, the specials its configs or its
+        # tokenizer class name) are the tokenizer's too, as transformers loads the folder
         return Side(path, "vocab.json", vocab_json_scheme(obj), "BPE", obj, merges=merges,
-                    word_suffix=vocab_json_suffix(obj))
+                    added=added_entries(path, obj), word_suffix=vocab_json_suffix(obj))
     raise DiffError(f"{name}: not a tokenizer file (JSON without a tokenizer model or token->id vocab)")
 
 

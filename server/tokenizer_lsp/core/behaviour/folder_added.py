@@ -79,6 +79,36 @@ def add_folder_tokens(engine, vocab_path: str | None) -> tuple[frozenset[int], t
     return frozenset(outside), notes
 
 
+def added_entries(vocab_path: str | None, vocab: dict[str, int]) -> list[dict]:
+    """The folder's added tokens as transformers loads them (what add_folder_tokens gives
+    an engine), in tokenizer.json's `added_tokens` form, for `diff`, which reads files
+    without an engine: added_tokens.json's entries in id order, each at its vocab id or
+    at the next id tokenizers gives (AddedVocabulary::add_tokens: after the vocabulary, or
+    after the highest added one past it), then the special tokens the folder names that
+    are vocabulary tokens, at their ids. Special ones are not normalized, as transformers
+    adds them."""
+    if not vocab_path:
+        return []
+    folder = os.path.dirname(os.path.abspath(vocab_path))
+    entries, special = _entries(folder), _special_names(folder)
+    out: list[dict] = []
+    given: list[int] = []
+    for token, _ in sorted(entries.items(), key=lambda kv: kv[1]):
+        tid = vocab.get(token)
+        if tid is None:
+            top = max(given, default=None)
+            tid = top + 1 if top is not None and top >= len(vocab) else len(vocab)
+        given.append(tid)
+        out.append(_added_token(token, tid, token in special))
+    out.extend(_added_token(t, vocab[t], True) for t in sorted(special) if t not in entries and t in vocab)
+    return out
+
+
+def _added_token(content: str, tid: int, special: bool) -> dict:
+    return {"id": tid, "content": content, "single_word": False, "lstrip": False, "rstrip": False,
+            "normalized": not special, "special": special}
+
+
 def folder_stamp(path: str | None) -> tuple | None:
     """(mtime, size) of the added_tokens.json and config files beside `path` (None for
     each absent): part of what a vocab.json or merges file was loaded with (the server's
