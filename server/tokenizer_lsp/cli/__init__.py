@@ -1,4 +1,4 @@
-"""Command line: check, decode, encode, stats, diff, serve.
+"""Command line: check, decode, encode, stats, diff, render, serve.
 
 One module per command (like the LSP methods in lsp/handlers/); each has
 `add_arguments(parser)` and `run(args) -> exit code`. COMMANDS is the one table. Findings,
@@ -21,6 +21,7 @@ COMMANDS = {
     "encode": ("encode", "encode text with the tokenizer exactly as HF tokenizers / tiktoken do"),
     "stats": ("stats", "summarise tokenizer files: sizes, tokens, fragments, unreachable tokens"),
     "diff": ("diff", "what differs between two tokenizers, by meaning; exit 1 when they differ"),
+    "render": ("render", "the prompt a chat template makes of a conversation, exactly as transformers renders it"),
 }
 
 DESCRIPTION = ("Language server and checker for LLM tokenizer files (tokenizer.json, vocab.json + "
