@@ -42,6 +42,17 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "gguf-mismatch": "error",
     "gguf-special-id": "error",
     "gguf-chat-template": "warning",
+    # Part 4: chat templates (INTERFACE.md "Chat-template checks")
+    "chat-template-syntax": "error",
+    "chat-template-render": "error",
+    "chat-template-rejects": "information",
+    "chat-template-double-bos": "warning",
+    "chat-template-stop-token": "error",
+    "chat-template-generation-prompt": "warning",
+    "chat-template-portability": "warning",
+    "chat-template-copies": "warning",
+    "chat-template-clock": "information",
+    "chat-template-missing": "information",
 }
 
 

@@ -60,8 +60,22 @@ def config_findings(doc: ConfigDocument, folder: dict[str, ConfigDocument], fact
     for key, items in ids.items():
         out.extend(_ids(key, items, doc, folder, facts))
     out.extend(_vocab_size(doc, facts))
+    if doc.name == "tokenizer_config.json" and doc.path:
+        out.extend(_chat_template(doc, folder, facts))
     out.sort(key=lambda f: (f.start, f.end))
     return out
+
+
+def _chat_template(doc: ConfigDocument, folder: dict[str, ConfigDocument], facts: TokenizerFacts) -> list[Finding]:
+    """The chat-template checks of the templates this file holds, and of the folder's
+    templates as a whole (core/chat/folder_checks.py)."""
+    import os
+
+    from ..chat.folder_checks import config_template_findings, copies_findings, folder_context, missing_findings
+
+    where = os.path.dirname(os.path.abspath(doc.path))
+    ctx = folder_context(where, doc.obj, folder, facts)
+    return config_template_findings(doc, ctx) + copies_findings(doc, where, ctx) + missing_findings(doc, where, ctx)
 
 
 def _where(item: ConfigItem) -> str:
