@@ -50,6 +50,7 @@ def run(args) -> int:
         return 2
     given, sources = tables.source_pairs(args.paths)  # `check model.gguf HF_DIR`
     paths, empty = tokenizer_paths(given)  # `check DIR`: the tokenizer files in it
+    paths += _templates_of_folders(given)  # and its chat_template.jinja, additional_chat_templates/
     for folder in empty:
         _err(f"{folder}: no tokenizer file in this folder")
     vocab_for = _vocab_pairing(paths)
@@ -61,7 +62,9 @@ def run(args) -> int:
         if os.path.abspath(path) in checked:
             continue
         with progress(f"checking {path}"):
-            idx = tables.check_index(path, overrides, sources.get(path))  # .model, vocab.txt and the other plug-ins
+            idx = _template_index(path) if path.endswith(".jinja") else None
+            if idx is None:
+                idx = tables.check_index(path, overrides, sources.get(path))  # .model, vocab.txt and the other plug-ins
             if idx is None:
                 idx = tokenizer_index(path, vocab_for(path))
             if idx is None or idx is tables.FAILED:
@@ -81,6 +84,29 @@ def run(args) -> int:
     rows = _rows(results, args.format)
     report(rows, args.format, args.show_hints, files, failed)
     return exit_status(bool(failed), rows)
+
+
+def _templates_of_folders(given: list[str]) -> list[str]:
+    from ..core.chat.folder_checks import template_files_in
+
+    return [p for folder in given if os.path.isdir(folder) for p in template_files_in(folder)]
+
+
+def _template_index(path: str):
+    """A .jinja chat template: checked against the model folder it stands in."""
+    from ..core.chat.folder_checks import jinja_index
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        _err(f"{path}: cannot read: {e.strerror or e}")
+        return tables.FAILED
+    idx = jinja_index(data, path)
+    if not idx.is_tokenizer:
+        _err(f"{path}: {idx.not_tokenizer_reason}")
+        return tables.FAILED
+    return idx
 
 
 def _vocab_pairing(paths: list[str]):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 from .code_doc import CodeDoc
+from .codes_chat import CHAT
 from .codes_part3 import PART3
 from .model import DEFAULT_SEVERITY
 
@@ -156,6 +157,7 @@ DOCS: dict[str, CodeDoc] = {
         {"tokenizer.json": _tok({**_V, "<|end|>": 5}, _M, [_added("<|end|>", 5)]),
          "tokenizer_config.json": json.dumps({"chat_template": "{{ message }}<|edn|>"}, indent=2) + "\n"}),
     **PART3,
+    **CHAT,
 }
 
 

@@ -27,7 +27,9 @@ MAX_LISTED = 50  # findings of one kind before one summary finding says how many
 
 
 def findings(table: TokenTable) -> list[TableFinding]:
-    return special_ids(table) + merge_names(table) + pre_missing(table)
+    from ..chat.gguf_checks import own_findings  # the chat-template checks of its templates
+
+    return special_ids(table) + merge_names(table) + pre_missing(table) + own_findings(table)
 
 
 def source_findings(table: TokenTable, folder: str | None = None) -> list[TableFinding]:

@@ -240,28 +240,25 @@ def special_ids(table: TokenTable, cfg: dict, gen: dict, hf: dict[int, tuple[str
 
 
 def chat_template(table: TokenTable, cfg: dict, folder: str) -> list[TableFinding]:
-    hf = cfg.get("chat_template")
-    if isinstance(hf, list):  # [{name, template}]: the default one is what the GGUF gets
-        hf = next((t.get("template") for t in hf if isinstance(t, dict) and t.get("name") == "default"), None)
-    jinja = os.path.join(folder, "chat_template.jinja")
-    if not isinstance(hf, str) and os.path.isfile(jinja):
-        try:
-            with open(jinja, encoding="utf-8") as f:
-                hf = f.read()
-        except (OSError, UnicodeDecodeError):
-            hf = None
-    if not isinstance(hf, str):
+    """The GGUF's template against the one transformers takes from the folder, by rendering
+    (core/chat/gguf_checks.py)."""
+    from ..chat.gguf_checks import compare_rendered
+    from ..chat.places import NoTemplate, effective, folder_places
+    from ..chat.source import special_tokens
+
+    try:
+        hf = effective(folder_places(folder, cfg))
+    except NoTemplate:
         return []
-    ours = table.meta.get("chat_template")
-    key = "tokenizer.chat_template"
-    if ours is None:
-        return [TableFinding("gguf-chat-template", f"the GGUF has no {key}; HF's tokenizer_config.json has one "
-                             f"({len(hf)} characters)", key=key)]
-    if ours == hf:
-        return []
-    at = next((k for k, (a, b) in enumerate(zip(ours, hf)) if a != b), min(len(ours), len(hf)))
-    return [TableFinding("gguf-chat-template", f"{key} differs from HF's chat_template from character {at}: "
-                         f"the GGUF has {_q(ours[at:at + 40])}, HF has {_q(hf[at:at + 40])}", key=key)]
+    special_map = None
+    try:
+        import orjson
+
+        with open(os.path.join(folder, "special_tokens_map.json"), "rb") as f:
+            special_map = orjson.loads(f.read())
+    except (OSError, ValueError):
+        pass
+    return compare_rendered(table, hf.text, special_tokens(cfg, special_map), hf.label)
 
 
 def split(table: TokenTable, source: str, source_encode=None) -> list[TableFinding]:
