@@ -81,3 +81,21 @@ def render_transformers(source: str, kwargs: dict) -> str:
     from transformers.utils.chat_template_utils import _compile_jinja_template
 
     return _compile_jinja_template(source).render(**copy.deepcopy(kwargs))
+
+
+def render_hfjs(jobs: list[tuple[str, list[dict]]]) -> list[dict]:
+    """The real @huggingface/jinja (npm devDependency) under node, for many templates at once:
+    per template {"error"} (it does not parse) or {"renders": [{"text"} | {"error"}, ...]}.
+    A missing node or package fails the test that asked (an absent oracle is a failure)."""
+    import json
+    import shutil
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    node = shutil.which("node")
+    assert node, "node is needed to run @huggingface/jinja"
+    assert (root / "node_modules" / "@huggingface" / "jinja").is_dir(), "run `npm install` (devDependency @huggingface/jinja)"
+    payload = json.dumps([{"source": s, "chats": c} for s, c in jobs])
+    done = subprocess.run([node, str(root / "tests" / "hfjs_render.mjs")], input=payload, cwd=root,
+                          capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(done.stdout)
