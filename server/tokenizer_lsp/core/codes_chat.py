@@ -104,9 +104,8 @@ CHAT = {
         "The same model folder is served by many engines: a template only jinja2 runs fails, or renders a "
         "different prompt, in the others.",
         "Use the portable spelling the finding gives (a quick fix where it is exact).",
-        _folder("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}"
-                "{% if add_generation_prompt %}<|assistant|>{% endif %}{{ messages | map(attribute='role') "
-                "| list | tojson(indent=2) if false else '' }}")),
+        _folder("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{{ loop.cycle('', '\\n') }}"
+                "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}")),
     "chat-template-copies": CodeDoc(
         "Two copies of the default template in one folder (tokenizer_config.json's `chat_template` and "
         "`chat_template.jinja`) render differently; says which one takes effect (transformers: the `.jinja` file).",
