@@ -125,3 +125,11 @@ def reset() -> None:
     """Back to the plain reference behaviour (tests)."""
     global beside, beside_in_stages, splice, release_memory
     beside, beside_in_stages, splice, release_memory = InProcess, InProcessStages, plain_splice, no_op
+
+
+def isolated(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run untrusted work (a chat template's renders) where a runaway cannot stall the
+    caller's other work. The default runs it here: the sandbox's own deadline still stops
+    it. The server replaces it (runtime.forked.isolated) with a forked child, so a template
+    that loops for its whole deadline never holds the server's interpreter."""
+    return fn(*args)

@@ -1,7 +1,7 @@
 """Optional speed-ups, each with a plain fallback the core uses without them.
 
 - forked: checks and whole builds run in a forked child beside the parent (core.hooks.beside,
-  core.hooks.beside_in_stages)
+  core.hooks.beside_in_stages); in the server, chat templates' checks (core.hooks.isolated)
 - fast_copy: document versions copied with the interpreter released (core.hooks.splice)
 - malloc: glibc tuning and malloc_trim after an index is dropped (core.hooks.release_memory)
 - threads: the event loop takes the interpreter back from worker threads sooner
@@ -30,6 +30,7 @@ def install(serving: bool = False) -> None:
     if serving:
         from . import stdio, threads
 
+        hooks.isolated = forked.isolated  # chat templates' checks: a runaway never holds the server
         threads.prefer_event_loop()
         malloc.tune_malloc()
         stdio.install()

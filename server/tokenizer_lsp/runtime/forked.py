@@ -326,3 +326,13 @@ class ForkedStages:
 
     def __del__(self) -> None:
         self.close()
+
+
+def isolated(fn: Callable[..., Any], *args: Any) -> Any:
+    """core.hooks.isolated in a forked child (a chat template's checks: pure, small result);
+    in-process where there is no fork or the child fails, as the default does. The child has
+    its own interpreter: the parent's event loop and hovers never wait for its GIL."""
+    try:
+        return run_in_child(fn, *args, timeout=30.0, niceness=0)
+    except ChildFailed:
+        return fn(*args)

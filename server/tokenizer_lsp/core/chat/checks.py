@@ -66,7 +66,33 @@ def _syntax_word(e: jinja2.TemplateSyntaxError) -> str | None:
     return m.group(1) if m else None
 
 
+_CACHE: dict[tuple, list[TemplateFinding]] = {}
+_CACHE_SIZE = 32
+
+
+def _key(source: str, ctx: ChatContext, portability: bool) -> tuple:
+    return (source, portability, tuple(sorted(ctx.special_tokens.items())), tuple(sorted(ctx.stop_ids.items())),
+            ctx.adds_bos, ctx.tokenizer_name, hash(frozenset(ctx.added.items())))
+
+
 def template_findings(source: str, ctx: ChatContext, portability: bool = True) -> list[TemplateFinding]:
+    """The findings of one template, computed through core.hooks.isolated (a forked child in
+    the server: the template is untrusted code) and kept for the same template and tokenizer
+    facts (the folder's configs are re-checked after every tokenizer edit; the template's
+    findings do not change with them)."""
+    from .. import hooks
+
+    key = _key(source, ctx, portability)
+    found = _CACHE.get(key)
+    if found is None:
+        found = hooks.isolated(_compute, source, ctx, portability)
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = found
+    return list(found)
+
+
+def _compute(source: str, ctx: ChatContext, portability: bool) -> list[TemplateFinding]:
     try:
         compile_template(source)
     except jinja2.TemplateSyntaxError as e:
