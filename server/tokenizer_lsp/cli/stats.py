@@ -10,7 +10,7 @@ from ..core.behaviour.stats import render, summarize
 from ..core.model_folder.folder import tokenizer_paths
 from . import tables
 from .common import err as _err
-from .common import syntax_error_line, tokenizer_index
+from .common import say_malformed_lines, syntax_error_line, tokenizer_index
 from .progress import progress
 from .report import exit_status
 
@@ -53,7 +53,11 @@ def run(args) -> int:
                 _err(f"{path}: not a tokenizer file ({idx.format}): stats summarises {formats_read()}")
                 failed = True
                 continue
-            unreachable = None if args.no_unreachable else _unreachable(path, args.pattern)
+            # the lines that are not `base64 rank` are not counted: said, and exit 1 as `check`
+            malformed = say_malformed_lines(path, idx, "stats")
+            broken = broken or malformed
+            # tiktoken refuses such a file: no engine to count with (and that was just said)
+            unreachable = None if args.no_unreachable or malformed else _unreachable(path, args.pattern)
             results.append((path, summarize(idx, unreachable)))
     if args.format == "json":
         sys.stdout.write(orjson.dumps([{"path": p, **s} for p, s in results], option=orjson.OPT_INDENT_2).decode()
