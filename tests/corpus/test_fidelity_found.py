@@ -244,25 +244,22 @@ def test_encode_says_the_padding_and_truncation_it_applies(tmp_path):
     assert pads == 0 and want.overflowing  # the long text: truncated, not padded
 
 
-def _auto_ids(transformers, folder: Path, config: dict, text: str) -> list[int]:
-    """What transformers' AutoTokenizer gives for the folder, by the rule INTERFACE names:
-    transformers 4 reads add_bos_token/add_eos_token from the config (LlamaTokenizerFast
-    rebuilds its post-processor from them); transformers 5 drops them when a tokenizer.json
-    is present unless given explicitly, when its own update_post_processor rebuilds it the
-    same way: so under 5 the config's values are handed over as arguments (for a class that
-    rebuilds)."""
-    major = int(transformers.__version__.split(".")[0])
-    kwargs = {}
-    if major >= 5 and config.get("tokenizer_class", "").startswith("Llama"):
-        kwargs = {k: config[k] for k in ("add_bos_token", "add_eos_token") if k in config}
-    auto = transformers.AutoTokenizer.from_pretrained(str(folder), **kwargs)
-    return auto(text).input_ids
+def _auto_ids(folder: Path, text: str) -> list[int]:
+    """What transformers' AutoTokenizer (the installed release, 5.x) gives for the folder
+    with special tokens on, exactly as a user calls it: no arguments beside the folder."""
+    import transformers
+
+    assert int(transformers.__version__.split(".")[0]) >= 5, "the rule followed is transformers 5's"
+    return transformers.AutoTokenizer.from_pretrained(str(folder))(text).input_ids
 
 
 @pytest.mark.parametrize("cls,post", [("LlamaTokenizer", False), ("LlamaTokenizerFast", True),
                                       ("PreTrainedTokenizerFast", True)])
 def test_encode_special_follows_the_folder_config(tmp_path, cls, post):
-    transformers = pytest.importorskip("transformers", reason="transformers' AutoTokenizer is the reference")
+    """A Metaspace (Llama 2) tokenizer.json whose config asks for BOS and EOS: transformers 5
+    ignores the config's add_bos_token/add_eos_token when a tokenizer.json is present, so the
+    ids are the file's own post-processor's; the note says so, and what transformers 4's
+    rebuilding class added instead."""
     from tokenizers import Tokenizer
 
     from tests.conftest import corpus_file
@@ -274,18 +271,76 @@ def test_encode_special_follows_the_folder_config(tmp_path, cls, post):
     folder.mkdir()
     (folder / "tokenizer.json").write_text(json.dumps(obj), encoding="utf-8")
     config = {"tokenizer_class": cls, "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>",
-              "add_bos_token": True, "add_eos_token": cls != "LlamaTokenizerFast"}
+              "add_bos_token": True, "add_eos_token": True}
     (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     text = "Hello world"
-    want = _auto_ids(transformers, folder, config, text)
+    want = _auto_ids(folder, text)
+    assert want == Tokenizer.from_file(str(folder / "tokenizer.json")).encode(text).ids
     code, out, _ = run_cli("encode", "--special", "--format", "json", str(folder / "tokenizer.json"), text)
     got = json.loads(out)
     assert code == 0 and got["ids"] == want
-    rebuilt = cls.startswith("Llama")
-    # the output names the rule it followed
-    assert any(("tokenizer_config.json: add_bos_token true" in n) == rebuilt for n in got["notes"])
-    if not rebuilt:  # the file's own post-processor, as tokenizers applies it
-        assert want == Tokenizer.from_file(str(folder / "tokenizer.json")).encode(text).ids
+    note = " ".join(got["notes"])
+    assert "tokenizer.json's post-processor, as transformers 5's AutoTokenizer applies it" in note
+    assert "ignores tokenizer_config.json's add_bos_token true" in note
+    # transformers 4's LlamaTokenizerFast rebuilt it: the note says what that added
+    assert ("adds <s> first and </s> last" in note) == cls.startswith("Llama")
+
+
+def _deepseek_v3_folder(folder: Path, post_processor: dict | None) -> None:
+    """A folder shaped as DeepSeek V3's (and R1's) tokenizer: a byte-level BPE tokenizer.json
+    whose post-processor adds no BOS, its special tokens as added tokens from id 0, and a
+    tokenizer_config.json that says `LlamaTokenizerFast` with `add_bos_token: true` and the
+    specials written as AddedToken objects (the file's own layout)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    bos, eos = "<\uff5cbegin\u2581of\u2581sentence\uff5c>", "<\uff5cend\u2581of\u2581sentence\uff5c>"
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(["Hello world, hello there. The world says hello."] * 20,
+                            trainers.BpeTrainer(vocab_size=400, special_tokens=[bos, eos], show_progress=False,
+                                                initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    obj = json.loads(tok.to_str())
+    obj["post_processor"] = post_processor
+    (folder / "tokenizer.json").write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
+
+    def added(content):
+        return {"__type": "AddedToken", "content": content, "lstrip": False, "normalized": True,
+                "rstrip": False, "single_word": False}
+
+    config = {"add_bos_token": True, "add_eos_token": False, "bos_token": added(bos),
+              "clean_up_tokenization_spaces": False, "eos_token": added(eos), "legacy": True,
+              "model_max_length": 131072, "pad_token": added(eos), "sp_model_kwargs": {}, "unk_token": None,
+              "tokenizer_class": "LlamaTokenizerFast"}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config, ensure_ascii=False), encoding="utf-8")
+
+
+@pytest.mark.parametrize("post_processor", [
+    {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},  # DeepSeek V3's
+    {"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A", "type_id": 0}}],
+     "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+     "special_tokens": {}},
+    None,
+], ids=["bytelevel", "template", "none"])
+def test_encode_special_on_a_deepseek_v3_folder_is_transformers_5s(tmp_path, post_processor):
+    """Issue 32: `encode --special` gave [BOS, ...] on DeepSeek V3 by transformers 4's rule;
+    transformers 5 loads the folder as TokenizersBackend and keeps the file's post-processor."""
+    from tokenizers import Tokenizer
+
+    _deepseek_v3_folder(tmp_path, post_processor)
+    text = "Hello world"
+    want = _auto_ids(tmp_path, text)
+    assert want == Tokenizer.from_file(str(tmp_path / "tokenizer.json")).encode(text).ids
+    assert 0 not in want  # the BOS (id 0) a transformers 4 rebuild put first is not there
+    code, out, _ = run_cli("encode", "--special", "--format", "json", str(tmp_path / "tokenizer.json"), text)
+    got = json.loads(out)
+    assert code == 0 and got["ids"] == want
+    note = " ".join(got["notes"])
+    assert "ignores tokenizer_config.json's add_bos_token true, add_eos_token false" in note
+    assert "transformers 4's LlamaTokenizerFast rebuilt the post-processor from them and adds " \
+           "<\uff5cbegin\u2581of\u2581sentence\uff5c> first" in note
+    code, out, _ = run_cli("encode", "--special", str(tmp_path / "tokenizer.json"), text)
+    assert code == 0 and "as transformers 5's AutoTokenizer applies it" in out
 
 
 # ---- positions after a lone surrogate ------------------------------------------------------------

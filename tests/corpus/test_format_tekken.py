@@ -18,9 +18,12 @@ from tokenizer_lsp.core.formats.tekken.read import DEFAULT_SPECIALS, FILLER
 
 from tests.conftest import CORPUS
 
-tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
+# mistral-common is the oracle (pyproject's `test` extra): without it these tests fail at
+# import, never skip (a skip would hide a missing install step)
+from mistral_common.tokens.tokenizers import tekken  # noqa: E402
+from mistral_common.tokens.tokenizers.base import SpecialTokenPolicy  # noqa: E402
+
 Tekkenizer = tekken.Tekkenizer
-SpecialTokenPolicy = pytest.importorskip("mistral_common.tokens.tokenizers.base").SpecialTokenPolicy
 
 TEXTS = ["Hello world, ça va?", "  leading spaces\n\nand lines\r\n", "数字 12345 and emoji 🙂👍🏽",
          "def f(x):\n\treturn x ** 2  # code", "", "Ünïcödé ß ﬁ \u200b zero-width", "<s>[INST] not special [/INST]"]
@@ -300,3 +303,68 @@ def test_listed_special_named_like_a_filler(tmp_path):
     assert list(found) == ["duplicate-token"] and found["duplicate-token"][0].id == N_SPECIAL - 1
     idx = index_file(str(path))
     assert all(0 <= f.start <= f.end <= len(path.read_bytes()) for f in idx.findings)
+
+
+# ---- encode on a default install; decode's stored form (issue 32) ----------------------------
+
+_WITHOUT_MISTRAL_COMMON = (
+    "import sys; sys.modules['mistral_common'] = None\n"  # `import mistral_common` raises ImportError
+    "sys.argv[0] = 'tokenizer-lsp'; from tokenizer_lsp.cli import run; run()\n")
+
+
+def _cli_without_mistral_common(*args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", _WITHOUT_MISTRAL_COMMON, *args], capture_output=True, text=True)
+
+
+def test_encode_needs_no_mistral_common(real):
+    """A default install has no mistral-common: encode is tiktoken's, as Tekkenizer's own."""
+    path, plugin, table, tk = real
+    for text in TEXTS[:3]:
+        for special in (False, True):
+            p = _cli_without_mistral_common("encode", "--format", "json", *(["--special"] if special else []),
+                                            str(path), text)
+            assert p.returncode == 0, p.stderr
+            assert json.loads(p.stdout)["ids"] == tk.encode(text, bos=special, eos=False)
+
+
+@pytest.mark.parametrize("name,edit", [
+    ("rank", lambda o: o["vocab"][260].update(rank=261)),
+    ("duplicate", lambda o: o["vocab"].append({"rank": len(o["vocab"]), "token_bytes": "aGVsbG8=",
+                                               "token_str": "hello"})),
+    ("special", lambda o: o.update(special_tokens=V7_SPECIALS + [{"rank": 6, "token_str": "<s>",
+                                                                 "is_control": True}])),
+    ("size", lambda o: o["config"].update(default_vocab_size=o["config"]["default_vocab_size"] + 5)),
+])
+def test_encode_refuses_what_mistral_common_refuses(tmp_path, name, edit):
+    obj = synthetic("v7", V7_SPECIALS)
+    edit(obj)
+    if name == "duplicate":
+        obj["config"]["default_vocab_size"] += 1
+    path = write(tmp_path, obj)
+    with pytest.raises(AssertionError):
+        Tekkenizer.from_file(path)
+    p = _cli_without_mistral_common("encode", str(path), "hello world")
+    check = _cli_without_mistral_common("check", str(path))
+    assert p.returncode == check.returncode == 1, (p.stderr, check.stdout)
+    assert "mistral-common refuses this file" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_decode_token_is_the_stored_form(real):
+    """INTERFACE Part 3: `token` is the piece as stored: the entry's token_str, or where it
+    is null (bytes that are not UTF-8: 1,435 entries of tekken_240718.json) its token_bytes
+    field, never a rendering such as `\\x80`."""
+    path, plugin, table, tk = real
+    p = _cli_without_mistral_common("decode", "--format", "jsonl", str(path))
+    assert p.returncode == 0, p.stderr
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    vocab = json.loads(path.read_bytes())["vocab"]
+    n = tk.num_special_tokens
+    assert len(rows) == tk.n_words
+    stored = [(e["token_str"] if e["token_str"] is not None else e["token_bytes"]) for e in vocab[:tk.n_words - n]]
+    assert [r["token"] for r in rows[n:]] == stored
+    assert [bytes.fromhex(r["bytes"]) for r in rows[n:]] == [tk.id_to_byte_piece(i) for i in range(n, tk.n_words)]
+    if path.name == "tekken_240718.json":
+        assert sum(e["token_str"] is None for e in vocab[:tk.n_words - n]) == 1435

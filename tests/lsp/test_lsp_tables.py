@@ -13,8 +13,10 @@ from tests.conftest import corpus_file
 from tests.corpus.test_format_tekken import N_SPECIAL, synthetic
 from tests.lsp.harness import client, hover, ident, open_doc  # noqa: F401
 
-tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
-SpecialTokenPolicy = pytest.importorskip("mistral_common.tokens.tokenizers.base").SpecialTokenPolicy
+# mistral-common is the oracle (pyproject's `test` extra): without it these tests fail at
+# import, never skip (a skip would hide a missing install step)
+from mistral_common.tokens.tokenizers import tekken  # noqa: E402
+from mistral_common.tokens.tokenizers.base import SpecialTokenPolicy  # noqa: E402
 
 
 def position_of(text: str, offset_in_chars: int) -> tuple[int, int]:
@@ -111,7 +113,7 @@ async def test_tekken_listed_special_and_real_file(client: LanguageClient, tmp_p
 # ---- vocab.txt -------------------------------------------------------------------------------
 
 async def test_vocab_txt_hover_hint_and_diagnostic(client: LanguageClient, tmp_path):
-    tokenizers = pytest.importorskip("tokenizers")
+    import tokenizers  # an oracle: missing, the test fails (never skips)
     # line 9 is empty: a token no text encodes to (a line holding a space would do too, but
     # the plug-in's sniff does not take such a file for a vocab.txt at all)
     lines = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "token", "##izer", "##s", "", "hello"]
@@ -141,7 +143,7 @@ async def test_vocab_txt_hover_hint_and_diagnostic(client: LanguageClient, tmp_p
 # ---- the decoded view of a binary file -------------------------------------------------------
 
 async def test_decoded_view_of_a_model_file(client: LanguageClient):
-    spm = pytest.importorskip("sentencepiece")
+    import sentencepiece as spm  # an oracle: missing, the test fails (never skips)
     path = corpus_file("mistral-spm/mistral_instruct_tokenizer_240323.model.v3")
     sp = spm.SentencePieceProcessor(model_file=str(path))
     # the file is not open: the command reads it from disk by its URI
@@ -245,8 +247,7 @@ def test_decoded_view_rows_are_decodes_and_follow_the_file(tmp_path):
 
     data = Path(importlib.util.find_spec("mistral_common").origin).parent / "data"
     v1, v7 = data / "tokenizer.model.v1", data / "mistral_instruct_tokenizer_241114.model.v7"
-    if not (v1.is_file() and v7.is_file()):
-        pytest.skip("mistral-common's .model files are absent")
+    assert v1.is_file() and v7.is_file(), "the .model files mistral-common ships are this test's input"
     path = tmp_path / "tokenizer.model"
     shutil.copyfile(v1, path)
     text, n = view_text(str(path))

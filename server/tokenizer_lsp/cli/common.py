@@ -81,3 +81,20 @@ def load_failure_status(path: str) -> int:
         if idx.is_tokenizer and any(f.severity == "error" for f in idx.findings):
             return 1
     return 2
+
+
+def say_malformed_lines(path: str, idx, what: str) -> bool:
+    """decode and stats of a `.tiktoken` file with lines that are not `base64 rank`: those
+    lines have no row and tiktoken's loader refuses the whole file, so `check` and `encode`
+    exit 1 on it. Say on stderr which lines `what` leaves out (the first three, as `check`
+    words them, and how many in all); True when there are any (the caller exits 1 too)."""
+    bad = [f for f in idx.findings if f.code == "tiktoken-malformed" and f.severity == "error"]
+    if not bad:
+        return False
+    for f in bad[:3]:
+        line, col = idx.lines.position(f.start, "utf-32")
+        err(f"{path}:{line + 1}:{col + 1}: tiktoken-malformed: {f.message}")
+    more = f" ({len(bad) - 3} more: run `tokenizer-lsp check`)" if len(bad) > 3 else ""
+    err(f"{path}: {what} leaves out {len(bad)} malformed line{'s' if len(bad) != 1 else ''}{more}; "
+        "tiktoken refuses the file")
+    return True

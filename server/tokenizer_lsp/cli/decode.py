@@ -8,7 +8,7 @@ import sys
 import orjson
 
 from ..core.decoded_listing import decoded_rows, text_row
-from .common import err as _err, main_tokenizer_file, syntax_error_line, tokenizer_index
+from .common import err as _err, main_tokenizer_file, say_malformed_lines, syntax_error_line, tokenizer_index
 from .progress import progress
 from .report import FAILED, FINDINGS
 
@@ -34,6 +34,8 @@ def run(args) -> int:
     if idx.syntax_error is not None:  # a finding at error level: 1, as `check` gives
         _err(syntax_error_line(path, idx, with_code=True))
         return FINDINGS
+    # rows for the lines that are fine, and the others said: exit 1, as `check` and `encode`
+    status = FINDINGS if say_malformed_lines(path, idx, "decode") else 0
     write = sys.stdout.buffer.write if hasattr(sys.stdout, "buffer") else None
     batch: list[bytes] = []
     try:
@@ -48,8 +50,8 @@ def run(args) -> int:
     except BrokenPipeError:  # `decode ... | head` is normal use: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 0
-    return 0
+        return status
+    return status
 
 
 def _flush(batch: list[bytes], write) -> None:

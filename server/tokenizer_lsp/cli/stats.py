@@ -10,7 +10,7 @@ from ..core.behaviour.stats import render, summarize
 from ..core.model_folder.folder import tokenizer_paths
 from . import tables
 from .common import err as _err
-from .common import syntax_error_line, tokenizer_index
+from .common import say_malformed_lines, syntax_error_line, tokenizer_index
 from .progress import progress
 from .report import exit_status
 
@@ -20,6 +20,8 @@ def add_arguments(c) -> None:
     c.add_argument("--format", choices=("text", "json"), default="text")
     c.add_argument("--no-unreachable", action="store_true",
                    help="skip loading the tokenizer to count the tokens it can never produce")
+    c.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file that is not one of "
+                   "the known encodings (for its unreachable tokens)")
 
 
 def run(args) -> int:
@@ -51,7 +53,11 @@ def run(args) -> int:
                 _err(f"{path}: not a tokenizer file ({idx.format}): stats summarises {formats_read()}")
                 failed = True
                 continue
-            unreachable = None if args.no_unreachable else _unreachable(path)
+            # the lines that are not `base64 rank` are not counted: said, and exit 1 as `check`
+            malformed = say_malformed_lines(path, idx, "stats")
+            broken = broken or malformed
+            # tiktoken refuses such a file: no engine to count with (and that was just said)
+            unreachable = None if args.no_unreachable or malformed else _unreachable(path, args.pattern)
             results.append((path, summarize(idx, unreachable)))
     if args.format == "json":
         sys.stdout.write(orjson.dumps([{"path": p, **s} for p, s in results], option=orjson.OPT_INDENT_2).decode()
@@ -62,7 +68,7 @@ def run(args) -> int:
     return exit_status(failed, broken)
 
 
-def _unreachable(path: str) -> int | None:
+def _unreachable(path: str, pattern: str | None = None) -> int | None:
     """How many vocab tokens the tokenizer never produces (None: it cannot be told here:
     the file does not load, its tiktoken pattern is unknown, or the model is not BPE)."""
     # imports the engines: only when asked
@@ -70,7 +76,7 @@ def _unreachable(path: str) -> int | None:
     from ..core.behaviour.reachability_cache import unreachable_of_file
 
     try:
-        return len(unreachable_of_file(path))
+        return len(unreachable_of_file(path, pattern))
     except (LoadError, OSError) as e:
         _err(f"{path}: unreachable tokens not counted: {e}")
         return None

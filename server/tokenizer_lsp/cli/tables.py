@@ -246,7 +246,10 @@ def encode(args, text: str) -> int | None:
         result = encode_result(plugin, table, text, args.special, os.path.dirname(os.path.abspath(args.path)))
     except FormatError as e:
         err(f"{args.path}: cannot encode: {e}")
-        return 2
+        from ..core.checks.tables import table_findings
+
+        # a file with a finding at error level gives 1, as `check` gives for it
+        return 1 if any(f.severity == "error" for f in table_findings(table, plugin, source=False)) else 2
     from ..core.behaviour.encode import render_text
 
     if args.format == "json":

@@ -29,9 +29,10 @@ def encode(loaded: LoadedTokenizer, text: str, special: bool = False, path: str 
     """{"ids": [...], "tokens": [{"id", "token", "bytes", "text", "start", "end"}], "notes": [...]}:
     ids equal to `Tokenizer.encode(text, add_special_tokens=special).ids`, or tiktoken's
     `encode_ordinary(text)` (which has no special tokens to add). With `special` and a
-    tokenizer_config.json beside the tokenizer.json at `path`, what transformers'
-    AutoTokenizer adds (core/behaviour/special_rule.py). `notes` say what else shaped the
-    ids: the rule for the special tokens, the file's padding and truncation."""
+    tokenizer_config.json beside the tokenizer.json at `path`, a note names the rule the
+    special tokens followed (core/behaviour/special_rule.py: the file's post-processor, as
+    transformers 5's AutoTokenizer applies it). `notes` say what else shaped the ids: the
+    file's padding and truncation."""
     clean, back = encodable(text)
     notes: list[str] = list(loaded.notes)
     if loaded.kind == "tiktoken":
@@ -44,7 +45,7 @@ def encode(loaded: LoadedTokenizer, text: str, special: bool = False, path: str 
             rule = special_rule(loaded.engine, path)
         if rule is not None:
             notes.append(rule.note)
-        ids, rows = _tokenizers_rows(loaded, clean, special, rule.post_processor if rule else None, notes)
+        ids, rows = _tokenizers_rows(loaded, clean, special, notes)
     if back is not None:
         for row in rows:
             row["start"], row["end"] = back[row["start"]], back[row["end"]]
@@ -72,19 +73,6 @@ def encodable(text: str) -> tuple[str, list[int] | None]:
     return clean, back
 
 
-def _encoding(engine, text: str, special: bool, post_processor):
-    """engine.encode, with another post-processor for this call when one is given (the
-    engine is the caller's: its own is put back)."""
-    if post_processor is None:
-        return engine.encode(text, add_special_tokens=special)
-    own = engine.post_processor
-    engine.post_processor = post_processor
-    try:
-        return engine.encode(text, add_special_tokens=special)
-    finally:
-        engine.post_processor = own
-
-
 def _shaping_notes(engine, enc) -> list[str]:
     """The file's padding and truncation, applied as tokenizers applies them, said."""
     notes = []
@@ -101,9 +89,9 @@ def _shaping_notes(engine, enc) -> list[str]:
     return notes
 
 
-def _tokenizers_rows(loaded: LoadedTokenizer, text: str, special: bool, post_processor=None,
+def _tokenizers_rows(loaded: LoadedTokenizer, text: str, special: bool,
                      notes: list[str] | None = None) -> tuple[list[int], list[dict]]:
-    enc = _encoding(loaded.engine, text, special, post_processor)
+    enc = loaded.engine.encode(text, add_special_tokens=special)
     if notes is not None:
         notes.extend(_shaping_notes(loaded.engine, enc))
     decoding = loaded.decoding

@@ -40,12 +40,21 @@ _O200K_PATTERN = (  # tiktoken joins these alternatives with "|"
     r"""|\s+(?!\S)"""
     r"""|\s+"""
 )
+# openai-whisper's whisper/tokenizer.py (20250625) `get_encoding(name)`: its two asset files,
+# whisper/assets/{gpt2,multilingual}.tiktoken, split by this pattern (its gpt2.tiktoken is
+# r50k_base's file byte for byte, recognised as that first; by name alone it is whisper's)
+_WHISPER_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 KNOWN_ENCODINGS: dict[str, tuple[str, int, str]] = {
     "r50k_base": ("306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930", 50256, _R50K_PATTERN),
     "p50k_base": ("94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069", 50280, _R50K_PATTERN),
     "cl100k_base": ("223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7", 100256, _CL100K_PATTERN),
     "o200k_base": ("446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d", 199998, _O200K_PATTERN),
+    "multilingual": ("b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126", 50257, _WHISPER_PATTERN),
+    "gpt2": ("306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930", 50256, _WHISPER_PATTERN),
 }
+# whisper's, named apart in messages (its special tokens, ids after the ranks, are not in the
+# file: encode is tiktoken's encode_ordinary, which never makes them)
+WHISPER_ENCODINGS = ("multilingual", "gpt2")
 
 
 def load_tokenizer(data: bytes, path: str | None, companion: bytes | None = None, pattern: str | None = None,
@@ -196,7 +205,7 @@ def _load_tiktoken(data: bytes, path: str | None, pattern: str | None) -> Loaded
     name = _known_encoding(data, ranks, path)
     if name is None and not pattern:
         raise LoadError(f"{_name(path, 'the file')}: not one of the known tiktoken encodings "
-                        f"({', '.join(KNOWN_ENCODINGS)}) by name or content, so its split pattern is "
+                        f"({known_encodings_said()}) by name or content, so its split pattern is "
                         "unknown: give it with --pattern REGEX")
     pat = pattern or KNOWN_ENCODINGS[name][2]
     try:
@@ -246,6 +255,12 @@ def _known_encoding(data: bytes, ranks: dict[bytes, int], path: str | None) -> s
         if name in stem:
             return name
     return None
+
+
+def known_encodings_said() -> str:
+    """The known encodings as an error message names them."""
+    openai = [n for n in KNOWN_ENCODINGS if n not in WHISPER_ENCODINGS]
+    return f"{', '.join(openai)}; whisper's {' and '.join(f'{n}.tiktoken' for n in WHISPER_ENCODINGS)}"
 
 
 # ---- where and why a file is refused -----------------------------------------------------

@@ -112,22 +112,23 @@ def _prune(folder: Path) -> None:
             pass
 
 
-def unreachable_of_file(path: str) -> list[dict]:
+def unreachable_of_file(path: str, pattern: str | None = None) -> list[dict]:
     """The set of a file on disk (its pair found beside it), from the cache when it has it,
     else read off the merges when the file has that shape, else computed with the engine
-    loaded in this process. LoadError, OSError as loading."""
+    loaded in this process. `pattern`: a .tiktoken file's split regex (`--pattern`).
+    LoadError, OSError as loading."""
     from .load import load_tokenizer, read_with_companion
     from .reachability import unreachable_tokens
     from .reachability_fast import unreachable_by_structure
 
     data, other, companion = read_with_companion(path)
-    key = key_of(data, path, companion, None)
+    key = key_of(data, path, companion, pattern)
     entries = read(key)
     if entries is not None:
         return entries
     if companion is None:
         entries = unreachable_by_structure(data, path)
     if entries is None:
-        entries = unreachable_tokens(load_tokenizer(data, path, companion, companion_path=other))
+        entries = unreachable_tokens(load_tokenizer(data, path, companion, pattern, companion_path=other))
     write(key, entries)
     return entries

@@ -1,15 +1,17 @@
-"""Which special tokens `encode --special` adds for a tokenizer.json in a model folder.
+"""Which rule `encode --special` follows for a tokenizer.json in a model folder, said.
 
-transformers' AutoTokenizer reads the folder's tokenizer_config.json too. For the classes
-whose fast tokenizer rebuilds its post-processor from `add_bos_token`/`add_eos_token`
-(transformers 4's LlamaTokenizerFast, CodeLlamaTokenizerFast, GemmaTokenizerFast,
-CohereTokenizerFast, GPTNeoXTokenizerFast: each calls `update_post_processor()` in its
-`__init__`), BOS and EOS come from those two keys (each with its class's default), and the
-tokenizer.json's own post-processor is replaced. Every other class keeps the
-tokenizer.json's post-processor. transformers 5 drops both keys when a tokenizer.json is
-present: the output says which rule was followed, so a user of either knows.
+The ids are always what the tokenizer.json's own post-processor adds, because that is what
+transformers 5 (the current release; 5.24 checked) gives: `AutoTokenizer.from_pretrained`
+drops `add_bos_token`/`add_eos_token` from tokenizer_config.json whenever a tokenizer.json is
+present (`PreTrainedTokenizerBase._from_pretrained`), and the class it picks keeps the file's
+post-processor (a null one is replaced by `$A:0`, which adds nothing). A folder that says
+`tokenizer_class: LlamaTokenizerFast` over a byte-level tokenizer.json (DeepSeek V3, Llama 3)
+is even loaded as plain `TokenizersBackend`.
 
-The rebuilt template is transformers' own: `bos:0 $A:0 eos:0` (a part only when added).
+transformers 4 read those two keys: its LlamaTokenizerFast, CodeLlamaTokenizerFast,
+GemmaTokenizerFast, CohereTokenizerFast and GPTNeoXTokenizerFast rebuilt the post-processor
+from them in `__init__` (`bos:0 $A:0 eos:0`, each part only when added). Where that would add
+something else, the note says so, so a user on either version knows what they get and why.
 """
 
 from __future__ import annotations
@@ -17,11 +19,10 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any
 
-# tokenizer_class (without "Fast") -> default add_bos_token, as each class's __init__ has it
-# (add_eos_token defaults to False in all of them)
-REBUILDING_CLASSES = {
+# tokenizer_class (without "Fast") -> default add_bos_token, as each transformers 4 class's
+# __init__ had it (add_eos_token defaulted to False in all of them)
+V4_REBUILDING_CLASSES = {
     "LlamaTokenizer": True,
     "CodeLlamaTokenizer": True,
     "GemmaTokenizer": True,
@@ -29,12 +30,13 @@ REBUILDING_CLASSES = {
     "GPTNeoXTokenizer": False,
 }
 
+_FILE_RULE = "special tokens by tokenizer.json's post-processor, as transformers 5's AutoTokenizer applies it"
+
 
 @dataclass(frozen=True)
 class SpecialRule:
-    """What `--special` adds, and a sentence naming the rule for the output."""
+    """The sentence that names the rule `--special` followed (the ids are the file's own)."""
 
-    post_processor: Any  # a tokenizers post-processor to encode with; None: the file's own
     note: str
 
 
@@ -43,6 +45,11 @@ def _token(value) -> str | None:
     if isinstance(value, dict):
         value = value.get("content")
     return value if isinstance(value, str) else None
+
+
+def _file_adds(engine) -> list[int]:
+    """The ids the tokenizer.json's post-processor adds around an empty text."""
+    return list(engine.encode("", add_special_tokens=True).ids)
 
 
 def special_rule(engine, tokenizer_path: str | None) -> SpecialRule | None:
@@ -58,37 +65,35 @@ def special_rule(engine, tokenizer_path: str | None) -> SpecialRule | None:
         return None
     if not isinstance(config, dict):
         return None
+    given = [k for k in ("add_bos_token", "add_eos_token") if k in config]
     cls = config.get("tokenizer_class")
-    base = cls[: -len("Fast")] if isinstance(cls, str) and cls.endswith("Fast") else cls
-    if base not in REBUILDING_CLASSES:
-        named = f"tokenizer_class {cls}" if isinstance(cls, str) else "no tokenizer_class"
-        return SpecialRule(None, f"special tokens by tokenizer.json's post-processor (tokenizer_config.json: "
-                                 f"{named}, whose fast tokenizer keeps it, as transformers' AutoTokenizer does)")
-    add_bos = config.get("add_bos_token", REBUILDING_CLASSES[base])
-    add_eos = config.get("add_eos_token", False)
-    add_bos, add_eos = add_bos is True, add_eos is True
-    parts, special, said = [], [], []
-    for which, wanted in (("bos", add_bos), ("eos", add_eos)):
+    base = cls.removesuffix("Fast") if isinstance(cls, str) else None
+    if base not in V4_REBUILDING_CLASSES:
+        if not given:
+            return SpecialRule(f"{_FILE_RULE} (tokenizer_config.json sets no add_bos_token/add_eos_token)")
+        said = ", ".join(f"{k} {json.dumps(config[k])}" for k in given)
+        return SpecialRule(f"{_FILE_RULE}: it ignores tokenizer_config.json's {said} when a tokenizer.json "
+                           f"is present, as transformers 4 did for {cls or 'a folder without tokenizer_class'}")
+    # what transformers 4's class would have added instead
+    wanted = {w: config.get(f"add_{w}_token", V4_REBUILDING_CLASSES[base] if w == "bos" else False) is True
+              for w in ("bos", "eos")}
+    said = ", ".join(f"add_{w}_token {str(wanted[w]).lower()}"
+                     f"{'' if f'add_{w}_token' in config else ' (its default)'}" for w in ("bos", "eos"))
+    added, ids = [], []
+    for which in ("bos", "eos"):
+        if not wanted[which]:
+            continue
         token = _token(config.get(f"{which}_token"))
         tid = engine.token_to_id(token) if token is not None else None
-        where = "given" if f"add_{which}_token" in config else f"{cls}'s default"
-        said.append(f"add_{which}_token {str(wanted).lower()} ({where})")
-        if not wanted:
-            continue
-        if tid is None:  # transformers raises here (ValueError: add_bos_token = True but bos_token = None)
-            return SpecialRule(None, f"special tokens by tokenizer.json's post-processor: tokenizer_config.json "
-                                     f"sets add_{which}_token but its {which}_token "
-                                     f"{json.dumps(token) if token else '(none)'} is not a token here, "
-                                     "so transformers refuses to load this folder")
-        parts.append((which, token))
-        special.append((token, tid))
-    from tokenizers import processors
-
-    def side(seq: str, type_id: int) -> list[str]:  # a list, not one string: a token may hold a space
-        return [f"{t}:{type_id}" for w, t in parts if w == "bos"] + [f"{seq}:{type_id}"] + \
-            [f"{t}:{type_id}" for w, t in parts if w == "eos"]
-
-    single, pair = side("$A", 0), side("$A", 0) + side("$B", 1)
-    post = processors.TemplateProcessing(single=single, pair=pair, special_tokens=special)
-    return SpecialRule(post, f"special tokens by tokenizer_config.json: {', '.join(said)}; the post-processor "
-                             f"rebuilt as transformers 4's {base}Fast does (transformers 5 keeps tokenizer.json's)")
+        if tid is None:
+            return SpecialRule(f"{_FILE_RULE}: it ignores tokenizer_config.json's {said} when a tokenizer.json is "
+                               f"present (transformers 4's {base}Fast refused this folder: its {which}_token "
+                               f"{json.dumps(token) if token else '(none)'} is not a token here)")
+        added.append(f"{token} {'first' if which == 'bos' else 'last'}")
+        ids.append(tid)
+    if sorted(ids) == sorted(_file_adds(engine)):
+        return SpecialRule(f"{_FILE_RULE}; tokenizer_config.json's {said} add the same, as in transformers 4's "
+                           f"{base}Fast")
+    v4 = f"adds {' and '.join(added)}" if added else "adds nothing"
+    return SpecialRule(f"{_FILE_RULE}: it ignores tokenizer_config.json's {said} when a tokenizer.json is present "
+                       f"(transformers 4's {base}Fast rebuilt the post-processor from them and {v4})")

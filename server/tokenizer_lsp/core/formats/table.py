@@ -31,7 +31,7 @@ class TableRow(NamedTuple):
     32k-piece .model; GGUF and Gemma have 256k rows)."""
 
     id: int
-    token: str  # the piece as stored (base64 is decoded for tekken: token_str or the bytes' text)
+    token: str  # the piece as stored (tekken: token_str, or token_bytes' base64 where it is null)
     data: bytes  # what the piece stands for (INTERFACE Part 3: `bytes` of a decode row)
     type: str | None = None  # one of PIECE_TYPES, where the format has types
     score: float | None = None  # where the format has scores

@@ -1,5 +1,6 @@
 """Mistral tekken (`tekken_*.json`): a tiktoken-style byte-level BPE in JSON, read as
-mistral-common's Tekkenizer reads it (read.py), encoded by Tekkenizer itself."""
+mistral-common's Tekkenizer reads it (read.py), encoded with tiktoken as Tekkenizer encodes
+(engine.py)."""
 
 from __future__ import annotations
 
@@ -30,31 +31,11 @@ class _Tekken:
     @staticmethod
     def encode(table: TokenTable, text: str, special: bool, folder: str | None = None) -> list[int]:
         """mistral-common's `Tekkenizer.encode(text, bos=special, eos=False)` of the file
-        (INTERFACE Part 3): the library itself, loaded from the file, so the ids are its own."""
-        return tekkenizer(table).encode(text, bos=special, eos=False)
+        (INTERFACE Part 3), done as Tekkenizer does it: tiktoken with the file's ranks and
+        pattern (engine.py), so a default install needs no mistral-common."""
+        from .engine import encode
 
-
-def tekkenizer(table: TokenTable):
-    """The real Tekkenizer: from the file when there is one (from_file is what users call),
-    else built from the table's entries as from_file would build it."""
-    try:
-        from mistral_common.tokens.tokenizers.base import TokenizerVersion
-        from mistral_common.tokens.tokenizers.tekken import Tekkenizer
-    except ImportError:
-        raise FormatError("encoding tekken needs mistral-common: pip install mistral-common") from None
-    try:
-        path = getattr(table, "path", None)
-        if path is not None:
-            return Tekkenizer.from_file(path)
-        m = table.meta
-        vocab = [{"rank": r, "token_bytes": b, "token_str": s} for r, b, s in table.entries]
-        specials = ([{"rank": r, "token_str": s, "is_control": c} for r, s, c in table.file_specials]
-                    if table.file_specials is not None else list(Tekkenizer.DEPRECATED_SPECIAL_TOKENS))
-        return Tekkenizer(vocab, specials, m["pattern"], m["default_vocab_size"],
-                          m["default_num_special_tokens"], TokenizerVersion(m["version"]))
-    except (AssertionError, ValueError, KeyError, TypeError) as e:
-        raise FormatError(f"mistral-common cannot load this tekken file ({type(e).__name__}: "
-                          f"{str(e)[:200] or 'a check of its loader failed'}); `check` says why") from None
+        return encode(table, text, special)
 
 
 PLUGIN = _Tekken()
