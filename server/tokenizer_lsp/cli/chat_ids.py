@@ -14,6 +14,18 @@ import re
 from ..core.chat.control import MARK_END, MARK_START, control_tokens
 
 _LOADED: dict = {}  # path -> loaded tokenizer, kept across calls (the playground encodes often)
+_PARSED: dict = {}  # path -> the tokenizer.json object (one entry: read once per render)
+
+
+def _parsed(path: str):
+    import orjson
+
+    if path not in _PARSED:
+        with open(path, "rb") as f:
+            obj = orjson.loads(f.read())
+        _PARSED.clear()
+        _PARSED[path] = obj
+    return _PARSED[path]
 
 
 class EncodeFailure(Exception):
@@ -33,18 +45,37 @@ def _load(path: str):
 
 
 def encode_prompt(path: str, text: str) -> dict:
-    """encode's JSON object for `text`, add_special_tokens=False."""
+    """encode's JSON object for `text`, add_special_tokens=False. A BPE tokenizer.json is
+    loaded reduced to what the text can use (core/behaviour/subset_bpe.py: the same ids,
+    in a fraction of the time); anything else whole, as `encode` loads it."""
     from . import tables
+    from ..core.behaviour.encode import encode
 
+    if os.path.basename(path) == "tokenizer.json" and path not in _LOADED:
+        loaded = _load_subset(path, text)
+        if loaded is not None:
+            return encode(loaded, text, False, path)
     got = tables.read(path)
     if got is tables.FAILED:
         raise EncodeFailure(f"{path}: cannot read the tokenizer")
     if got is not None:
         plugin, table = got
         return tables.encode_result(plugin, table, text, False, os.path.dirname(os.path.abspath(path)))
-    from ..core.behaviour.encode import encode
-
     return encode(_load(path), text, False, path)
+
+
+def _load_subset(path: str, text: str):
+    import orjson
+
+    from ..core.behaviour.load import load_tokenizer
+    from ..core.behaviour.loaded import LoadError
+    from ..core.behaviour.subset_bpe import subset_json
+
+    try:
+        reduced = subset_json(_parsed(path), text)
+        return load_tokenizer(reduced, path) if reduced is not None else None
+    except (OSError, orjson.JSONDecodeError, LoadError):
+        return None  # the whole file then, and its own error
 
 
 def sanitized_ids(path: str, marked: str, template_text: str, chat_control: list | None) -> list[int]:
@@ -96,3 +127,25 @@ def rows_for_ids(path: str, ids: list[int], text: str) -> list[dict]:
         else:
             rows.append({"id": tid, "token": engine.id_to_token(tid), "text": piece, "start": at, "end": at})
     return rows
+
+
+class _Added:
+    __slots__ = ("content", "special")
+
+    def __init__(self, content: str, special: bool) -> None:
+        self.content, self.special = content, special
+
+
+def added_tokens_of(path: str) -> list:
+    """The added tokens of a tokenizer.json (content, special), as its engine lists them,
+    read from the file: no engine to load for the note on typed control tokens."""
+    import orjson
+
+    if os.path.basename(path) != "tokenizer.json":
+        return []
+    try:
+        obj = _parsed(path)
+    except (OSError, orjson.JSONDecodeError):
+        return []
+    return [_Added(a["content"], bool(a.get("special"))) for a in obj.get("added_tokens") or []
+            if isinstance(a, dict) and isinstance(a.get("content"), str)]

@@ -146,12 +146,10 @@ def render_object(path: str, request: dict, *, ids: bool = True, template: str |
 def _point_out_typed(request, tok_path: str, template_text: str, source, notes: list, typed) -> None:
     """Without --sanitize, a control token typed inside a message reaches the model as a
     control token: say so."""
-    from .chat_ids import _load
+    from .chat_ids import added_tokens_of
 
-    try:
-        engine = _load(tok_path).engine
-        added = engine.get_added_tokens_decoder().values()
-    except Exception:
+    added = added_tokens_of(tok_path)
+    if not added:
         return
     from ..core.chat.control import control_tokens
 
