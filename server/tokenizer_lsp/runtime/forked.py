@@ -333,6 +333,6 @@ def isolated(fn: Callable[..., Any], *args: Any) -> Any:
     in-process where there is no fork or the child fails, as the default does. The child has
     its own interpreter: the parent's event loop and hovers never wait for its GIL."""
     try:
-        return run_in_child(fn, *args, timeout=30.0, niceness=0)
+        return run_in_child(fn, *args, timeout=30.0)  # niceness 10: the server keeps the cores first
     except ChildFailed:
         return fn(*args)
