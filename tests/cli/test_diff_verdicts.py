@@ -10,9 +10,11 @@ import subprocess
 import sys
 from importlib.resources import files
 
+import mistral_common
+
 from tests.conftest import corpus_file
 
-MISTRAL_DATA = files("mistral_common") / "data"
+MISTRAL_DATA = files(mistral_common) / "data"  # Mistral's .model files v1-v7 ship in its wheel
 
 
 def cli(*args):
