@@ -10,6 +10,27 @@ CORPUS = Path(os.environ.get("TOKENIZER_CORPUS", ROOT.parent / "shared" / "corpu
 # cache's own tests (test_reachability_cache.py) give it a folder
 os.environ["TOKENIZER_LSP_CACHE_DIR"] = "off"
 
+_importorskip = pytest.importorskip
+
+
+def _import_or_fail(modname: str, minversion: str | None = None, reason: str | None = None, **kwargs):
+    """pytest.importorskip, failing instead of skipping: a module a test imports is an oracle
+    or a tool of the run, and pyproject's `test` extra installs it; without it the run must
+    fail (a skip is for a platform or the absent shared corpus, never for an install step).
+    tests/unit/test_test_oracles.py holds this to it."""
+    try:
+        __import__(modname)
+    except ImportError as e:
+        pytest.fail(f"{modname} is not importable ({reason or e}): install the test extra, "
+                    "pip install -e '.[test]'", pytrace=False)
+    try:
+        return _importorskip(modname, minversion, reason, **kwargs)  # the version check, as pytest does it
+    except pytest.skip.Exception as e:  # too old: the same install step
+        pytest.fail(f"{e}: install the test extra, pip install -e '.[test]'", pytrace=False)
+
+
+pytest.importorskip = _import_or_fail
+
 
 def corpus_file(rel: str) -> Path:
     path = CORPUS / rel

@@ -15,8 +15,8 @@ import pytest
 from tests.conftest import corpus_file
 from tokenizer_lsp.core.formats.registry import plugins
 
-spm = pytest.importorskip("sentencepiece")  # third-party engine, not our code
-pb2 = pytest.importorskip("sentencepiece.sentencepiece_model_pb2")
+import sentencepiece as spm  # third-party engine, not our code
+from sentencepiece import sentencepiece_model_pb2 as pb2
 
 DATA = Path(__file__).parent.parent / "data" / "sentencepiece"
 UNIGRAM = DATA / "botchan_en_unigram_1000.model"

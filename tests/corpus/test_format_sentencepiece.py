@@ -17,8 +17,8 @@ import pytest
 
 from tests.conftest import CORPUS
 
-spm = pytest.importorskip("sentencepiece")  # a third-party engine, not our code
-pb2 = pytest.importorskip("sentencepiece.sentencepiece_model_pb2")  # needs protobuf
+import sentencepiece as spm  # a third-party engine, not our code
+from sentencepiece import sentencepiece_model_pb2 as pb2  # needs protobuf
 
 from tokenizer_lsp.core.formats.registry import sniff_path  # noqa: E402
 from tokenizer_lsp.core.formats.sentencepiece import PLUGIN  # noqa: E402

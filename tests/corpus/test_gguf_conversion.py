@@ -116,7 +116,6 @@ def test_gguf_alone_in_a_folder_without_source(hf, tmp_path):
 SPM_MODEL = ROOT / "tests" / "data" / "sentencepiece" / "botchan_en_bpe_1000.model"
 
 
-@pytest.mark.skipif(not SPM_MODEL.is_file(), reason="tests/data/sentencepiece/botchan_en_bpe_1000.model is absent")
 def test_llama_gguf_against_its_tokenizer_model(tmp_path):
     """A `llama` GGUF converted from a SentencePiece tokenizer.model: encode equals
     SentencePieceProcessor.encode, the faithful copy gives no gguf-* finding, a CONTROL
@@ -144,7 +143,6 @@ def test_llama_gguf_against_its_tokenizer_model(tmp_path):
     assert [f.id for f in found] == [control]
 
 
-@pytest.mark.skipif(not SPM_MODEL.is_file(), reason="tests/data/sentencepiece/botchan_en_bpe_1000.model is absent")
 def test_diff_llama_gguf_against_its_tokenizer_model(tmp_path):
     from tests.gguf_fixtures import spm_conversion, write_spm_gguf
 

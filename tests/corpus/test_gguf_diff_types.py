@@ -23,7 +23,7 @@ import pytest
 from tests.conftest import corpus_file
 from tests.gguf_fixtures import write_gguf
 
-gguf = pytest.importorskip("gguf", reason="gguf reads and writes the GGUF side")
+import gguf
 EOT = "<|endoftext|>"
 NORMAL, CONTROL, USER_DEFINED = 1, 3, 4  # gguf.TokenType
 
@@ -113,7 +113,7 @@ def test_a_slow_folder_whose_class_makes_the_token_special_is_the_same(gpt2, tmp
     the GGUF's CONTROL token at its id is that token, not a type change."""
     import shutil
 
-    transformers = pytest.importorskip("transformers", reason="transformers is what reads a slow folder")
+    import transformers
     path, conv, _ = gpt2
     folder = tmp_path / "slow-gpt2"
     folder.mkdir()

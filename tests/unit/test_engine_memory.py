@@ -24,7 +24,7 @@ from tokenizer_lsp.runtime import forked
 from tests.conftest import ROOT, corpus_file, process_state
 from tests.property.test_merge_structure import trained
 
-tokenizers = pytest.importorskip("tokenizers")
+import tokenizers
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork and /proc: Linux")
 slow = pytest.mark.skipif(not os.environ.get("TOKENIZER_LSP_SLOW_TESTS"),

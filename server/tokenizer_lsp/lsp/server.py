@@ -17,6 +17,7 @@ import sys
 
 import orjson
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -94,6 +95,15 @@ class TokenizerProtocol(LanguageServerProtocol):
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+    def _send_handler_result(self, future, *, msg_id):
+        # pygls logs every error answer with its traceback (15 lines in the log for a cut
+        # GGUF); a refusal, whose handler has logged its one line, is answered without
+        if not future.cancelled() and isinstance(future.exception(), JsonRpcInvalidParams):
+            self._request_futures.pop(msg_id, None)
+            self._send_response(msg_id, error=future.exception().to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
 
     def _send_response(self, msg_id, result=None, error=None):
         # a large answer already in JSON form (tens of thousands of references) skips the

@@ -11,7 +11,7 @@ import {
 } from './harness.mjs';
 import {
   clearNotifications, closeQuickInput, cursorPosition, editorText, ensureLargeFileModeOff, ensureServer, errorToasts, gotoLine,
-  hoverUntil, openFile, runCommand,
+  hoverUntil, openFile, renderedLine, runCommand,
 } from './harness-ui.mjs';
 
 const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
@@ -20,10 +20,21 @@ const STATUS_ITEM = '.part.statusbar .statusbar-item';
 /** A sample with ASCII, CJK, an emoji, a double space and a tab (whitespace made visible). */
 const SAMPLE = 'Hello, world! 你好 👋  tabs\tand spaces';
 
-/** A screenshot for the README (docs/images/NAME.png), of the whole window or a region. */
-async function docShot(name, clip, keepNotifications = false, keepMouse = false) {
+/**
+ * A screenshot for the README (docs/images/NAME.png), of the whole window or a region. It shows
+ * what a user sees, not the test run: with `clean`, no panel (the run's trace log), no side bar
+ * (the run's workspace, its venv) and no banner VS Code puts over a tokenizer.json (ambiguous
+ * characters: every user may close it).
+ */
+async function docShot(name, clip, keepNotifications = false, keepMouse = false, clean = false) {
   fs.mkdirSync(DOC_IMAGES, { recursive: true });
   if (!keepNotifications) await clearNotifications(); // VS Code's own large-file notice
+  if (clean) {
+    if (await page.locator('.part.panel').isVisible().catch(() => false)) await runCommand('View: Hide Panel');
+    if (await page.locator('.part.sidebar').isVisible().catch(() => false)) await runCommand('View: Close Primary Side Bar');
+    for (const close of await page.locator('.editor-banner .action-label').all()) await close.click().catch(() => {});
+    await sleep(300);
+  }
   if (!keepMouse) await page.mouse.move(5, 5);
   try {
     await page.screenshot({ path: path.join(DOC_IMAGES, `${name}.png`), ...(clip ? { clip } : {}) });
@@ -132,6 +143,7 @@ export async function commandChecks() {
 
   // 17. "Tokenize text…": an input box, then a view whose ids equal HF tokenizers' own
   await check('tokenize-text', async () => {
+    await ensureLargeFileModeOff(); // the picture shows the vocabulary's inlay hints
     await ensureServer();
     await runCommand('View: Close All Editors');
     await openFile(qwen3.rel);
@@ -142,12 +154,19 @@ export async function commandChecks() {
     );
     // the extension host has the document once the status bar shows it (11 MB take a while)
     await until(async () => (await statusItemText()) !== '', WAIT_SERVER_MS, 300);
+    // the picture shows the vocabulary with its inlay hints: at 我's entry, found in the file
+    const line = fs.readFileSync(qwen3.file, 'utf8').split('\n').findIndex((l) => l.includes('"æĪĳ":')) + 1;
+    if (line > 0) {
+      await gotoLine(line);
+      // its hint (我) drawn, for the picture only: VS Code's large-file mode draws none
+      await until(async () => ((await renderedLine('"æĪĳ"')) || '').includes('我'), 30_000, 300);
+    }
     await runCommand('Tokenizer LSP: Tokenize text…');
     await answerQuickInput(SAMPLE);
     const text = await viewText('(tokens)');
     const idsLine = text.split('\n').find((l) => l.startsWith('ids: ')) || '';
     const got = idsLine ? JSON.parse(idsLine.slice(5)) : null;
-    await docShot('tokenize-text-vscode');
+    await docShot('tokenize-text-vscode', undefined, false, false, true);
     if (JSON.stringify(got) !== JSON.stringify(want)) fail(`the view's ids ${JSON.stringify(got)} differ from tokenizers' ${JSON.stringify(want)}; view: ${JSON.stringify(text.slice(0, 600))}`);
     const pieces = text.split('\n').find((l) => l.startsWith('│')) || '';
     if (!pieces.includes('␣') || !pieces.includes('\\t') || !pieces.includes('你')) fail(`the pieces line does not show whitespace and text: ${JSON.stringify(pieces)}`);

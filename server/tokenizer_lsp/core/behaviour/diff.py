@@ -17,6 +17,7 @@ from operator import methodcaller
 from ..index import collector_paused
 from .diff_flat import added_at, converted_pair, split_added
 from .diff_sides import SECTIONS, Side
+from .diff_verdict import verdicts
 
 # a flag a tokenizer.json leaves out means tokenizers' default (models/*/serialization.rs)
 MODEL_DEFAULTS: dict[str, dict] = {
@@ -56,6 +57,12 @@ def _compare(old: Side, new: Side) -> dict:
     elif converted_pair(old, new) is not None:  # a GGUF against its HF source: types as converted
         out["types"] = sorted(out["added_tokens"].pop("types"), key=lambda e: _id_order(e["id"]))
     out["added_tokens"].pop("types", None)
+    v = out["vocab"]
+    if v["added"] or v["removed"] or v["renumbered"]:
+        ko, kn, _, _ = _keyed(old, new)
+        out["verdict"] = verdicts(old, new, v, len(ko.items() & kn.items()), len(ko.keys() & kn.keys()))
+    else:
+        out["verdict"] = []
     out["counts"] = counts(out)
     out["same"] = not any(out["counts"].values())
     return out
@@ -105,9 +112,22 @@ def _config(old: Side, new: Side) -> list[dict]:
     out = []
     for name in SECTIONS:
         a, b = old.config.get(name), new.config.get(name)
-        if a != b:
+        if a != b and _meaning(a) != _meaning(b):
             out.append({"section": name, "old": a, "new": b, "changes": value_changes(a, b, name)})
     return out
+
+
+# a Sequence's list of steps, by section type (tokenizers' serialization)
+_STEPS = ("normalizers", "pretokenizers", "processors", "decoders")
+
+
+def _meaning(section):
+    """A section as it acts: a Sequence of no steps does what no section does (`normalizer:
+    null` and `{"type": "Sequence", "normalizers": []}` leave every text as it is)."""
+    if isinstance(section, dict) and section.get("type") == "Sequence" \
+            and any(section.get(k) == [] for k in _STEPS) and len(section) == 2:
+        return None
+    return section
 
 
 def value_changes(a, b, path: str, limit: int = 50) -> list[dict]:

@@ -15,6 +15,7 @@ LIMIT = 20
 
 def render(d: dict, limit: int = LIMIT) -> str:
     out = [_side("old", d["old"]), _side("new", d["new"])]
+    out.extend(f"verdict: {v}" for v in d.get("verdict") or ())  # what it amounts to, before the lists
     out.append(_summary(d))
     for note in d.get("notes") or []:
         out.append(f"note: {note}")

@@ -157,10 +157,22 @@ def token_text(table: TokenTable, tj: dict, hf: dict[int, tuple[str, bool]]) -> 
             out.append(TableFinding("gguf-mismatch", msg, id=i))
         else:
             more += 1
-    if more:
-        out.append(TableFinding("gguf-mismatch", f"... and {more} more ids whose token differs from HF",
-                                key=K + "tokens"))
+    if out:
+        out.insert(0, _verdict(len(rows), len(hf), len(out) + more, more))
     return out
+
+
+def _verdict(n_gguf: int, n_hf: int, differ: int, more: int) -> TableFinding:
+    """What the mismatched ids amount to, said before them: a GGUF checked against another
+    model's folder differs at nearly every id, which 50 listed ids never said."""
+    sizes = f"the GGUF has {n_gguf:,} tokens, HF has {n_hf:,}"
+    listed = f" (the first {differ - more} listed by id)" if more else ""
+    if differ > max(n_gguf, n_hf) / 2:
+        msg = f"different tokenizers: {sizes}; {differ:,} ids hold another token{listed}"
+    else:
+        ids = "1 id holds" if differ == 1 else f"{differ:,} ids hold"
+        msg = f"{ids} another token than HF's{listed}" + ("" if n_gguf == n_hf else f"; {sizes}")
+    return TableFinding("gguf-mismatch", msg, key=K + "tokens")
 
 
 def merges(table: TokenTable, tj: dict) -> list[TableFinding]:

@@ -106,3 +106,28 @@ def view_table(data: bytes):
     if text.encode("utf-8", "surrogatepass") != data:
         return plugin, replace(table, spans=None), "the file changed since this view was made: reopen it"
     return plugin, replace(table, spans=tuple(spans)), None
+
+
+def binary_opened_as_text(path: str | None, data: bytes) -> str | None:
+    """What to tell a user whose editor opened a binary tokenizer file's bytes as text (no
+    decoded view in between: Helix, `:noautocmd edit`, VS Code's "Reopen as Text"), or None.
+
+    The file on disk decides: an editor's text of a binary file is its bytes decoded with
+    replacement characters, which no reader can sniff. A buffer named after the file that
+    holds its decoded view (Neovim, Vim, Emacs) is the view, not the bytes."""
+    head = data[:registry.SNIFF_BYTES]
+    # a text file holds no NUL and no U+FFFD (what a decoder puts for a byte it cannot
+    # read): a document without them is not worth reading its file for
+    if not path or data.startswith(HEADER.encode()) or (b"\x00" not in head and "\ufffd".encode() not in head) \
+            or not os.path.isfile(path):
+        return None
+    try:
+        plugin = registry.sniff_path(path)
+    except OSError:
+        return None
+    if plugin is None or not plugin.binary:
+        return None
+    name = os.path.basename(path)
+    return (f"{name} is a binary {plugin.label} file: its bytes are no text to read or edit. "
+            f"Its tokens: the command tokenizer-lsp.decodedVocabulary (a decoded view, one row per "
+            f"token), or `tokenizer-lsp decode {name}` in a terminal.")

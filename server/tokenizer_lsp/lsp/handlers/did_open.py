@@ -7,6 +7,7 @@ import logging
 from lsprotocol import types
 
 from ...core import detect
+from ...core.formats.decoded_view import binary_opened_as_text
 from ..session import DocumentState, take_prefetched_text, uri_to_path
 
 log = logging.getLogger("tokenizer_lsp")
@@ -21,6 +22,12 @@ def handle(ls, params: types.DidOpenTextDocumentParams) -> None:
     td.text = ""  # pygls keeps the message alive until the next one: drop the str now
     doc = DocumentState(td.uri, uri_to_path(td.uri), td.version, data)
     ls.session.documents[td.uri] = doc
+    if (told := binary_opened_as_text(doc.path, data)) is not None:
+        # its text is the bytes mangled by a UTF-8 decoder: nothing to index; the user is
+        # told where its tokens are (a log line alone reached nobody)
+        log.info("%s", told)
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Info, told))
+        return
     if not detect.language_may_hold_tokenizer(td.language_id) and not (
         detect.name_kind(doc.path) or detect.is_table_name(doc.path) or detect.content_kind(data, doc.path)
     ):

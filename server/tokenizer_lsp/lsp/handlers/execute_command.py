@@ -30,11 +30,15 @@ OPTIONS = types.ExecuteCommandOptions(commands=list(COMMANDS))
 async def handle(ls, params: types.ExecuteCommandParams):
     name = COMMANDS.get(params.command)
     if name is None:
+        log.info("unknown command %s refused", params.command)
         raise JsonRpcInvalidParams(f"unknown command {params.command!r}; known: {', '.join(COMMANDS)}")
     module = importlib.import_module(f"..commands.{name}", __package__)
     try:
         return await module.run(ls, list(params.arguments or []))
     except CommandError as e:
+        # a refusal (a broken file, a wrong argument) is the user's answer, not the server's
+        # fault: one line here, and the protocol sends it without a traceback (server.py)
+        log.info("%s refused: %s", params.command, e)
         raise JsonRpcInvalidParams(str(e)) from None
     except Exception as e:  # a bug in one command must not take the server down
         log.exception("command %s failed", params.command)
