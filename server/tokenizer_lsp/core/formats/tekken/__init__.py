@@ -31,7 +31,9 @@ class _Tekken:
     def encode(table: TokenTable, text: str, special: bool, folder: str | None = None) -> list[int]:
         """mistral-common's `Tekkenizer.encode(text, bos=special, eos=False)` of the file
         (INTERFACE Part 3): the library itself, loaded from the file, so the ids are its own."""
-        return tekkenizer(table).encode(text, bos=special, eos=False)
+        from ..engine_cache import engine_for
+
+        return engine_for(table, tekkenizer).encode(text, bos=special, eos=False)
 
 
 def tekkenizer(table: TokenTable):

@@ -1,0 +1,57 @@
+"""`playground [PATH...] [--port N] [--no-browser]`: a page on 127.0.0.1 that shows the
+tokens of a text for each PATH side by side, and each folder's chat template rendered
+(INTERFACE Part 4). The server and its safety rules: playground/server.py."""
+
+from __future__ import annotations
+
+import sys
+
+from .common import err
+from .progress import progress
+
+
+def add_arguments(p) -> None:
+    p.add_argument("paths", metavar="PATH", nargs="*",
+                   help="tokenizer files or model folders, one column each (default: the current folder)")
+    p.add_argument("--port", type=int, default=0, metavar="N", help="listen on this port (default: a free one)")
+    p.add_argument("--no-browser", action="store_true", help="print the URL, do not open a browser")
+
+
+def run(args) -> int:
+    from ..playground.api import Api
+    from ..playground.engines import PlaygroundError, load_one
+    from ..playground.server import serve
+
+    if not 0 <= args.port <= 65535:
+        err(f"--port {args.port}: not a port (0 to 65535)")
+        return 2
+    paths = args.paths or ["."]
+    served = []
+    for k, path in enumerate(paths):
+        try:
+            with progress(f"loading {path}"):
+                served.append(load_one(k, path))
+        except PlaygroundError as e:
+            err(str(e))
+            return 2
+
+    def ready(srv) -> None:
+        lines = [f"tokenizer-lsp playground: {srv.url}"]
+        lines += [f"  [{s.index}] {s.path} ({s.format})" for s in served]
+        lines.append("Ctrl-C stops it.")
+        print("\n".join(lines), flush=True)
+        if not args.no_browser:
+            import webbrowser
+
+            try:
+                webbrowser.open(srv.url)
+            except Exception:  # noqa: BLE001 (no browser here: the printed URL is enough)
+                pass
+
+    try:
+        return serve(Api(served), args.port, ready)
+    except OSError as e:  # the port is taken, or not ours to bind
+        err(f"cannot listen on 127.0.0.1:{args.port}: {e.strerror or e}")
+        return 2
+    finally:
+        print("tokenizer-lsp playground: stopped", file=sys.stderr, flush=True)
