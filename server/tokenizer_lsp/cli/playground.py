@@ -13,7 +13,8 @@ from .progress import progress
 def add_arguments(p) -> None:
     p.add_argument("paths", metavar="PATH", nargs="*",
                    help="tokenizer files or model folders, one column each (default: the current folder)")
-    p.add_argument("--port", type=int, default=0, metavar="N", help="listen on this port (default: a free one)")
+    p.add_argument("--port", type=int, default=0, metavar="N", dest="playground_port",
+                   help="listen on this port (default: a free one)")  # not `port`: serve's --port (2087) is merged in
     p.add_argument("--no-browser", action="store_true", help="print the URL, do not open a browser")
 
 
@@ -22,8 +23,8 @@ def run(args) -> int:
     from ..playground.engines import PlaygroundError, load_one
     from ..playground.server import serve
 
-    if not 0 <= args.port <= 65535:
-        err(f"--port {args.port}: not a port (0 to 65535)")
+    if not 0 <= args.playground_port <= 65535:
+        err(f"--port {args.playground_port}: not a port (0 to 65535)")
         return 2
     paths = args.paths or ["."]
     served = []
@@ -49,9 +50,9 @@ def run(args) -> int:
                 pass
 
     try:
-        return serve(Api(served), args.port, ready)
+        return serve(Api(served), args.playground_port, ready)
     except OSError as e:  # the port is taken, or not ours to bind
-        err(f"cannot listen on 127.0.0.1:{args.port}: {e.strerror or e}")
+        err(f"cannot listen on 127.0.0.1:{args.playground_port}: {e.strerror or e}")
         return 2
     finally:
         print("tokenizer-lsp playground: stopped", file=sys.stderr, flush=True)

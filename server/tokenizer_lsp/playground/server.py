@@ -91,7 +91,9 @@ class Handler(BaseHTTPRequestHandler):
         pass  # no access log on the terminal: the URL and the errors are what a user reads
 
     def send_error(self, code, message=None, explain=None) -> None:
-        """One line of text, never the standard library's HTML page."""
+        """One line of text, never the standard library's HTML page. The connection closes:
+        a refused request's body may be unread, and must not be taken for the next request."""
+        self.close_connection = True
         try:
             phrase = HTTPStatus(code).phrase
         except ValueError:
