@@ -57,9 +57,11 @@ def page(browser, side_by_side):
 def settle(page, text: str | None = None) -> None:
     """Until every column shows the textarea's text (and that text is `text`)."""
     page.wait_for_function(
-        """(t) => (t === null || document.querySelector('#text-input').value === t) &&
-                  [...document.querySelectorAll('#text-view .column')].every(c => c.dataset.current === 'true')""",
-        arg=text, timeout=120_000)
+        """([t, n]) => {
+             const cols = [...document.querySelectorAll('#text-view .column')];
+             return cols.length === n && (t === null || document.querySelector('#text-input').value === t) &&
+                    cols.every(c => c.dataset.current === 'true'); }""",
+        arg=[text, len(NAMES)], timeout=120_000)
 
 
 def page_ids(page, index: int, view: str = "#text-view") -> list[int]:
@@ -234,8 +236,8 @@ def test_chat_mode_ids_are_transformers(page):
     from transformers import AutoTokenizer
 
     open_chat(page)
-    page.wait_for_function("""() => [...document.querySelectorAll('#chat-view .column')]
-        .every(c => c.dataset.current === 'true')""", timeout=120_000)
+    page.wait_for_function("""() => { const cols = [...document.querySelectorAll('#chat-view .column')];
+        return cols.length === 2 && cols.every(c => c.dataset.current === 'true'); }""", timeout=120_000)
     messages = editor_messages(page)
     for i, folder in enumerate(["qwen3", "llama3"]):
         assert page.is_hidden(f'#chat-view .column[data-tokenizer="{i}"] .note')
