@@ -19,6 +19,8 @@ export class Column {
   private note: HTMLElement;
   shown: Shown | null = null;
   sg: Segmented | null = null;
+  private painted: Shown | null = null; // what the DOM shows (the diff marks aside)
+  private differs: Uint8Array | undefined;
 
   constructor(parent: HTMLElement, readonly info: TokenizerInfo, readonly specials: Set<number>) {
     this.el = document.createElement('section');
@@ -37,6 +39,7 @@ export class Column {
 
   fail(message: string): void {
     this.shown = null;
+    this.painted = null;
     this.sg = null;
     this.note.hidden = false;
     this.note.textContent = message;
@@ -51,15 +54,38 @@ export class Column {
     this.note.hidden = true;
   }
 
+  /** The diff marks alone, on what is painted (no rebuild): false when a paint is needed. */
+  mark(differs: Uint8Array | undefined): boolean {
+    if (!this.shown || this.painted !== this.shown) return false;
+    const els = this.body.querySelectorAll('[data-seg]');
+    if (els.length !== this.sg!.segs.length) return false;
+    const old = this.differs;
+    els.forEach((el, i) => {
+      const want = !!differs?.[i];
+      if (want !== !!old?.[i]) el.classList.toggle('diff', want);
+    });
+    this.differs = differs;
+    this.counts();
+    return true;
+  }
+
   paint(settings: Settings, differs?: Uint8Array): void {
     const s = this.shown;
     if (!s || !this.sg) return;
+    this.painted = s;
+    this.differs = differs;
     this.body.innerHTML = tokensHtml(s.text, s.tokens, this.sg, {
       tokenizer: this.info.index, showWhitespace: settings.showWhitespace, specials: this.specials, differs, origins: s.origins,
     });
     remember(this.body, { tokens: s.tokens, sg: this.sg, specials: this.specials });
     this.ids.hidden = !settings.showIds;
     this.ids.innerHTML = settings.showIds ? idsHtml(s.tokens, this.sg) : '';
+    this.counts();
+  }
+
+  private counts(): void {
+    const s = this.shown!;
+    const differs = this.differs;
     const n = s.tokens.length;
     const chars = codePointLength(s.text);
     const split = differs ? differs.reduce((a, b) => a + b, 0) : 0;
@@ -70,8 +96,9 @@ export class Column {
   }
 }
 
-/** Paint every column, marking the segments the others do not share (same text only). */
-export function paintAll(cols: Column[], settings: Settings): void {
+/** Paint every column, marking the segments the others do not share (same text only).
+ *  marksOnly: a column that already shows its text only gets its marks updated. */
+export function paintAll(cols: Column[], settings: Settings, marksOnly = false): void {
   const ready = cols.filter((c) => c.shown && c.sg);
   const sameText = ready.length > 1 && ready.every((c) => c.shown!.text === ready[0].shown!.text);
   const keys = sameText ? ready.map((c) => segmentKeys(c.sg!.segs)) : [];
@@ -84,6 +111,6 @@ export function paintAll(cols: Column[], settings: Settings): void {
         if (s.end > s.start && others.some((o) => !o.has(`${s.start}:${s.end}`))) differs![i] = 1;
       });
     }
-    c.paint(settings, differs);
+    if (!(marksOnly && c.mark(differs))) c.paint(settings, differs);
   }
 }

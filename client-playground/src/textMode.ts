@@ -62,9 +62,10 @@ export class TextMode {
       void this.fetch(k); // typed meanwhile: the newest text, once
       return;
     }
+    // this column now, without waiting for the others; once all show this text, the marks
+    // of where they differ (on what is painted: no second paint of 100 KB)
+    col.paint(this.settings());
     col.el.dataset.current = 'true';
-    // every column on this text: paint all, with their differences; else this one alone
-    if (this.cols.every((c) => c.el.dataset.current === 'true')) this.repaint();
-    else col.paint(this.settings());
+    if (this.cols.every((c) => c.el.dataset.current === 'true')) paintAll(this.cols, this.settings(), true);
   }
 }

@@ -47,31 +47,54 @@ function originAt(origins: Span[] | undefined, cpStart: number, hint: { k: numbe
   return s && s.start <= cpStart && s.origin === 'template' ? ' tpl' : '';
 }
 
+// Chunks of segments in blocks with `content-visibility: auto` (playground.css): the browser
+// lays out only the chunks on screen, so 100 KB of text (50,000 elements) paints in a
+// fraction of the time. A chunk ends after a newline (the block break is the line break
+// the text has anyway), or, in one very long line, after CHUNK_MAX segments.
+const CHUNK_MIN = 300;
+const CHUNK_MAX = 3000;
+
 export function tokensHtml(text: string, tokens: EncodedToken[], sg: Segmented, o: ViewOptions): string {
   const { segs, end16 } = sg;
-  const parts: string[] = [];
+  const parts: string[] = ['<div class="chunk">'];
   let pos = 0;
+  let inChunk = 0;
   const hint = { k: 0 };
+  const tokenAttrs = (k: number) => {
+    const t = tokens[k];
+    return [(o.specials.has(t.id) ? ' special' : '') + originAt(o.origins, t.start, hint),
+      ` data-token-id="${t.id}" data-tokenizer="${o.tokenizer}" data-k="${k}"`];
+  };
   segs.forEach((seg, si) => {
     if (seg.start > pos) parts.push(`<span class="gap">${visible(text.slice(pos, seg.start), o.showWhitespace)}</span>`);
-    const multi = seg.last > seg.first ? ' multi' : '';
     const diff = o.differs && o.differs[si] ? ' diff' : '';
-    parts.push(`<span class="seg c${si % COLOURS}${multi}${diff}" data-seg="${si}">`);
-    let p = seg.start;
-    for (let k = seg.first; k <= seg.last; k++) {
-      // each token draws the text from where the previous stopped to its own end; a token
-      // that shares a character already drawn is an empty element (still in order)
-      const e = k === seg.last ? seg.end : Math.max(p, Math.min(seg.end, end16[k]));
-      const t = tokens[k];
-      const cls = (o.specials.has(t.id) ? ' special' : '') + originAt(o.origins, t.start, hint);
-      parts.push(`<span class="tok${cls}" data-token-id="${t.id}" data-tokenizer="${o.tokenizer}" data-k="${k}">` +
-        `${visible(text.slice(p, e), o.showWhitespace)}</span>`);
-      p = e;
+    if (seg.last === seg.first) {
+      // one token: the segment is the token's own element (half the elements to lay out)
+      const [cls, attrs] = tokenAttrs(seg.first);
+      parts.push(`<span class="seg tok c${si % COLOURS}${diff}${cls}" data-seg="${si}"${attrs}>` +
+        `${visible(text.slice(seg.start, seg.end), o.showWhitespace)}</span>`);
+    } else {
+      parts.push(`<span class="seg multi c${si % COLOURS}${diff}" data-seg="${si}">`);
+      let p = seg.start;
+      for (let k = seg.first; k <= seg.last; k++) {
+        // each token draws the text from where the previous stopped to its own end; a token
+        // that shares a character already drawn is an empty element (still in order)
+        const e = k === seg.last ? seg.end : Math.max(p, Math.min(seg.end, end16[k]));
+        const [cls, attrs] = tokenAttrs(k);
+        parts.push(`<span class="tok${cls}"${attrs}>${visible(text.slice(p, e), o.showWhitespace)}</span>`);
+        p = e;
+      }
+      parts.push('</span>');
     }
-    parts.push('</span>');
     pos = Math.max(pos, seg.end);
+    inChunk++;
+    if ((inChunk >= CHUNK_MIN && text.charCodeAt(seg.end - 1) === 10) || inChunk >= CHUNK_MAX) {
+      parts.push('</div><div class="chunk">');
+      inChunk = 0;
+    }
   });
   if (pos < text.length) parts.push(`<span class="gap">${visible(text.slice(pos), o.showWhitespace)}</span>`);
+  parts.push('</div>');
   return parts.join('');
 }
 

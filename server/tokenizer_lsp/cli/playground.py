@@ -26,6 +26,8 @@ def run(args) -> int:
     if not 0 <= args.playground_port <= 65535:
         err(f"--port {args.playground_port}: not a port (0 to 65535)")
         return 2
+    from ..core import hooks
+
     paths = args.paths or ["."]
     served = []
     for k, path in enumerate(paths):
@@ -35,6 +37,7 @@ def run(args) -> int:
         except PlaygroundError as e:
             err(str(e))
             return 2
+    hooks.release_memory()  # the files' text and the parsers' temporaries are freed, but in RSS until trimmed
 
     def ready(srv) -> None:
         lines = [f"tokenizer-lsp playground: {srv.url}"]

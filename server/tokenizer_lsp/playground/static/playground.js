@@ -113,28 +113,47 @@
     const s = origins[hint.k];
     return s && s.start <= cpStart && s.origin === "template" ? " tpl" : "";
   }
+  var CHUNK_MIN = 300;
+  var CHUNK_MAX = 3e3;
   function tokensHtml(text, tokens, sg, o) {
     const { segs, end16 } = sg;
-    const parts = [];
+    const parts = ['<div class="chunk">'];
     let pos = 0;
+    let inChunk = 0;
     const hint = { k: 0 };
+    const tokenAttrs = (k) => {
+      const t = tokens[k];
+      return [
+        (o.specials.has(t.id) ? " special" : "") + originAt(o.origins, t.start, hint),
+        ` data-token-id="${t.id}" data-tokenizer="${o.tokenizer}" data-k="${k}"`
+      ];
+    };
     segs.forEach((seg, si) => {
       if (seg.start > pos) parts.push(`<span class="gap">${visible(text.slice(pos, seg.start), o.showWhitespace)}</span>`);
-      const multi = seg.last > seg.first ? " multi" : "";
       const diff = o.differs && o.differs[si] ? " diff" : "";
-      parts.push(`<span class="seg c${si % COLOURS}${multi}${diff}" data-seg="${si}">`);
-      let p = seg.start;
-      for (let k = seg.first; k <= seg.last; k++) {
-        const e = k === seg.last ? seg.end : Math.max(p, Math.min(seg.end, end16[k]));
-        const t = tokens[k];
-        const cls = (o.specials.has(t.id) ? " special" : "") + originAt(o.origins, t.start, hint);
-        parts.push(`<span class="tok${cls}" data-token-id="${t.id}" data-tokenizer="${o.tokenizer}" data-k="${k}">${visible(text.slice(p, e), o.showWhitespace)}</span>`);
-        p = e;
+      if (seg.last === seg.first) {
+        const [cls, attrs] = tokenAttrs(seg.first);
+        parts.push(`<span class="seg tok c${si % COLOURS}${diff}${cls}" data-seg="${si}"${attrs}>${visible(text.slice(seg.start, seg.end), o.showWhitespace)}</span>`);
+      } else {
+        parts.push(`<span class="seg multi c${si % COLOURS}${diff}" data-seg="${si}">`);
+        let p = seg.start;
+        for (let k = seg.first; k <= seg.last; k++) {
+          const e = k === seg.last ? seg.end : Math.max(p, Math.min(seg.end, end16[k]));
+          const [cls, attrs] = tokenAttrs(k);
+          parts.push(`<span class="tok${cls}"${attrs}>${visible(text.slice(p, e), o.showWhitespace)}</span>`);
+          p = e;
+        }
+        parts.push("</span>");
       }
-      parts.push("</span>");
       pos = Math.max(pos, seg.end);
+      inChunk++;
+      if (inChunk >= CHUNK_MIN && text.charCodeAt(seg.end - 1) === 10 || inChunk >= CHUNK_MAX) {
+        parts.push('</div><div class="chunk">');
+        inChunk = 0;
+      }
     });
     if (pos < text.length) parts.push(`<span class="gap">${visible(text.slice(pos), o.showWhitespace)}</span>`);
+    parts.push("</div>");
     return parts.join("");
   }
   function idsHtml(tokens, sg) {
@@ -211,8 +230,12 @@
     note;
     shown = null;
     sg = null;
+    painted = null;
+    // what the DOM shows (the diff marks aside)
+    differs;
     fail(message) {
       this.shown = null;
+      this.painted = null;
       this.sg = null;
       this.note.hidden = false;
       this.note.textContent = message;
@@ -225,9 +248,25 @@
       this.sg = segmentsOf(s.text, s.tokens);
       this.note.hidden = true;
     }
+    /** The diff marks alone, on what is painted (no rebuild): false when a paint is needed. */
+    mark(differs) {
+      if (!this.shown || this.painted !== this.shown) return false;
+      const els = this.body.querySelectorAll("[data-seg]");
+      if (els.length !== this.sg.segs.length) return false;
+      const old = this.differs;
+      els.forEach((el, i) => {
+        const want = !!differs?.[i];
+        if (want !== !!old?.[i]) el.classList.toggle("diff", want);
+      });
+      this.differs = differs;
+      this.counts();
+      return true;
+    }
     paint(settings, differs) {
       const s = this.shown;
       if (!s || !this.sg) return;
+      this.painted = s;
+      this.differs = differs;
       this.body.innerHTML = tokensHtml(s.text, s.tokens, this.sg, {
         tokenizer: this.info.index,
         showWhitespace: settings.showWhitespace,
@@ -238,13 +277,18 @@
       remember(this.body, { tokens: s.tokens, sg: this.sg, specials: this.specials });
       this.ids.hidden = !settings.showIds;
       this.ids.innerHTML = settings.showIds ? idsHtml(s.tokens, this.sg) : "";
+      this.counts();
+    }
+    counts() {
+      const s = this.shown;
+      const differs = this.differs;
       const n = s.tokens.length;
       const chars = codePointLength(s.text);
       const split = differs ? differs.reduce((a, b) => a + b, 0) : 0;
       this.head.innerHTML = ` <span class="count" data-count="tokens">${n}</span> token${n === 1 ? "" : "s"} \xB7 <span class="count" data-count="characters">${chars}</span> character${chars === 1 ? "" : "s"}` + (differs ? ` \xB7 <span class="count differ" data-count="differ">${split}</span> split otherwise` : "") + (s.extra ?? "");
     }
   };
-  function paintAll(cols, settings) {
+  function paintAll(cols, settings, marksOnly = false) {
     const ready = cols.filter((c) => c.shown && c.sg);
     const sameText = ready.length > 1 && ready.every((c) => c.shown.text === ready[0].shown.text);
     const keys = sameText ? ready.map((c) => segmentKeys(c.sg.segs)) : [];
@@ -257,7 +301,7 @@
           if (s.end > s.start && others.some((o) => !o.has(`${s.start}:${s.end}`))) differs[i] = 1;
         });
       }
-      c.paint(settings, differs);
+      if (!(marksOnly && c.mark(differs))) c.paint(settings, differs);
     }
   }
 
@@ -440,9 +484,9 @@
         void this.fetch(k);
         return;
       }
+      col.paint(this.settings());
       col.el.dataset.current = "true";
-      if (this.cols.every((c) => c.el.dataset.current === "true")) this.repaint();
-      else col.paint(this.settings());
+      if (this.cols.every((c) => c.el.dataset.current === "true")) paintAll(this.cols, this.settings(), true);
     }
   };
 
