@@ -20,6 +20,8 @@ export interface Backend {
   specials(index: number): Promise<number[]>;
   encode(index: number, text: string, signal?: AbortSignal): Promise<Encoded>;
   render(index: number, messages: ChatRequest, signal?: AbortSignal): Promise<Rendered>;
+  /** Show the token's entry in its vocabulary file (VS Code only). */
+  reveal?(index: number, tokenId: number): void;
 }
 
 /** An answer that is not 200: the server's one line. */
@@ -43,3 +45,33 @@ export const httpBackend: Backend = {
   encode: (i, text, signal) => call<Encoded>('api/encode', { tokenizer: i, text }, signal),
   render: (i, messages, signal) => call<Rendered>('api/render', { tokenizer: i, messages }, signal),
 };
+
+interface VsCodeApi { postMessage(msg: unknown): void }
+
+/** Inside a VS Code webview: requests by postMessage to the extension, which asks the
+ *  language server (client-vscode/src/playgroundView.ts). JSON messages only. */
+export function webviewBackend(api: VsCodeApi): Backend {
+  let next = 1;
+  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  window.addEventListener('message', (ev: MessageEvent) => {
+    const msg = ev.data as { type?: string; id?: number; result?: unknown; error?: { status: number; message: string } };
+    if (msg?.type !== 'response' || typeof msg.id !== 'number') return;
+    const w = waiting.get(msg.id);
+    if (!w) return;
+    waiting.delete(msg.id);
+    if (msg.error) w.reject(new ApiFailure(msg.error.status, msg.error.message));
+    else w.resolve(msg.result);
+  });
+  const ask = <T>(op: string, args: Record<string, unknown> = {}): Promise<T> => new Promise((resolve, reject) => {
+    const id = next++;
+    waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    api.postMessage({ type: 'request', id, op, ...args });
+  });
+  return {
+    tokenizers: () => ask<TokenizerInfo[]>('tokenizers'),
+    specials: async (i) => (await ask<{ ids: number[] }>('specials', { index: i })).ids,
+    encode: (i, text) => ask<Encoded>('encode', { index: i, text }),
+    render: (i, messages) => ask<Rendered>('render', { index: i, messages }),
+    reveal: (i, tokenId) => api.postMessage({ type: 'request', id: 0, op: 'reveal', index: i, tokenId }),
+  };
+}

@@ -1,15 +1,15 @@
 // The playground page (INTERFACE Part 4): text mode and chat mode over a Backend, the HTTP
 // API when served by `tokenizer-lsp playground`, the extension's relay inside a VS Code
-// webview (which sets window.tokenizerPlaygroundBackend before this script runs).
+// webview (acquireVsCodeApi is there).
 
-import { httpBackend, type Backend } from './backend';
+import { httpBackend, webviewBackend, type Backend } from './backend';
 import { ChatMode } from './chatMode';
 import type { Settings } from './columns';
 import { TextMode } from './textMode';
 import { installTooltip } from './tooltip';
 
 declare global {
-  interface Window { tokenizerPlaygroundBackend?: Backend }
+  interface Window { acquireVsCodeApi?: () => { postMessage(msg: unknown): void } }
 }
 
 async function start(root: HTMLElement, backend: Backend): Promise<void> {
@@ -58,12 +58,19 @@ async function start(root: HTMLElement, backend: Backend): Promise<void> {
   toggle('toggle-whitespace', 'showWhitespace');
   toggle('toggle-ids', 'showIds');
   installTooltip(main);
-  const wanted = new URLSearchParams(location.search).get('mode');
+  if (backend.reveal) {
+    // VS Code: a click on a token shows its entry in the vocabulary file
+    main.addEventListener('click', (ev) => {
+      const tok = (ev.target as Element).closest?.('[data-token-id]') as HTMLElement | null;
+      if (tok) backend.reveal!(Number(tok.dataset.tokenizer), Number(tok.dataset.tokenId));
+    });
+  }
+  const wanted = root.dataset.mode ?? new URLSearchParams(location.search).get('mode');
   showMode(wanted === 'chat' ? 'chat' : 'text');
   text.input.focus();
 }
 
 const root = document.getElementById('app')!;
-start(root, window.tokenizerPlaygroundBackend ?? httpBackend).catch((e) => {
+start(root, window.acquireVsCodeApi ? webviewBackend(window.acquireVsCodeApi()) : httpBackend).catch((e) => {
   root.textContent = `The playground could not start: ${e instanceof Error ? e.message : String(e)}`;
 });

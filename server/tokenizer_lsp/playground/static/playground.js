@@ -24,6 +24,31 @@
     encode: (i, text, signal) => call("api/encode", { tokenizer: i, text }, signal),
     render: (i, messages, signal) => call("api/render", { tokenizer: i, messages }, signal)
   };
+  function webviewBackend(api) {
+    let next = 1;
+    const waiting = /* @__PURE__ */ new Map();
+    window.addEventListener("message", (ev) => {
+      const msg = ev.data;
+      if (msg?.type !== "response" || typeof msg.id !== "number") return;
+      const w = waiting.get(msg.id);
+      if (!w) return;
+      waiting.delete(msg.id);
+      if (msg.error) w.reject(new ApiFailure(msg.error.status, msg.error.message));
+      else w.resolve(msg.result);
+    });
+    const ask = (op, args = {}) => new Promise((resolve, reject) => {
+      const id = next++;
+      waiting.set(id, { resolve, reject });
+      api.postMessage({ type: "request", id, op, ...args });
+    });
+    return {
+      tokenizers: () => ask("tokenizers"),
+      specials: async (i) => (await ask("specials", { index: i })).ids,
+      encode: (i, text) => ask("encode", { index: i, text }),
+      render: (i, messages) => ask("render", { index: i, messages }),
+      reveal: (i, tokenId) => api.postMessage({ type: "request", id: 0, op: "reveal", index: i, tokenId })
+    };
+  }
 
   // client-playground/src/segments.ts
   function codePointIndex(text) {
@@ -537,12 +562,18 @@
     toggle("toggle-whitespace", "showWhitespace");
     toggle("toggle-ids", "showIds");
     installTooltip(main);
-    const wanted = new URLSearchParams(location.search).get("mode");
+    if (backend.reveal) {
+      main.addEventListener("click", (ev) => {
+        const tok = ev.target.closest?.("[data-token-id]");
+        if (tok) backend.reveal(Number(tok.dataset.tokenizer), Number(tok.dataset.tokenId));
+      });
+    }
+    const wanted = root2.dataset.mode ?? new URLSearchParams(location.search).get("mode");
     showMode(wanted === "chat" ? "chat" : "text");
     text.input.focus();
   }
   var root = document.getElementById("app");
-  start(root, window.tokenizerPlaygroundBackend ?? httpBackend).catch((e) => {
+  start(root, window.acquireVsCodeApi ? webviewBackend(window.acquireVsCodeApi()) : httpBackend).catch((e) => {
     root.textContent = `The playground could not start: ${e instanceof Error ? e.message : String(e)}`;
   });
 })();
