@@ -71,3 +71,27 @@ def test_specials_are_the_librarys(playground):
     want = [i for i in range(sp.get_piece_size()) if sp.is_control(i) or sp.is_unknown(i)]
     assert playground.api("/api/specials?tokenizer=2") == {"ids": want}
     assert playground.api("/api/specials?tokenizer=1") == {"ids": []}  # a bare .tiktoken file has none
+
+
+@pytest.fixture(scope="module")
+def more_formats():
+    from .harness import start, stop
+
+    pg = start([str(corpus_file("gpt2-openai/encoder.json").parent), str(corpus_file("mistral-tekken/tekken_240718.json"))])
+    yield pg
+    stop(pg)
+
+
+@pytest.mark.parametrize("sample", oracles.TEXTS)
+def test_vocab_json_and_tekken_ids_are_their_librarys(more_formats, sample):
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    text = oracles.TEXTS[sample]
+    folder = corpus_file("gpt2-openai/encoder.json").parent
+    # INTERFACE: BPE(vocab, merges) with a ByteLevel(add_prefix_space=False) pre-tokenizer
+    bpe = Tokenizer(models.BPE.from_file(str(folder / "encoder.json"), str(folder / "vocab.bpe")))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    assert more_formats.api("/api/encode", {"tokenizer": 0, "text": text})["ids"] == bpe.encode(text).ids
+    tek = Tekkenizer.from_file(str(corpus_file("mistral-tekken/tekken_240718.json")))
+    assert more_formats.api("/api/encode", {"tokenizer": 1, "text": text})["ids"] == tek.encode(text, bos=False, eos=False)

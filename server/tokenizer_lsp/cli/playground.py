@@ -37,6 +37,8 @@ def run(args) -> int:
         except PlaygroundError as e:
             err(str(e))
             return 2
+        except KeyboardInterrupt:  # Ctrl-C while a large file loads
+            return 0
     hooks.release_memory()  # the files' text and the parsers' temporaries are freed, but in RSS until trimmed
 
     def ready(srv) -> None:
@@ -45,17 +47,27 @@ def run(args) -> int:
         lines.append("Ctrl-C stops it.")
         print("\n".join(lines), flush=True)
         if not args.no_browser:
-            import webbrowser
+            import threading
 
-            try:
-                webbrowser.open(srv.url)
-            except Exception:  # noqa: BLE001 (no browser here: the printed URL is enough)
-                pass
+            # in a thread: a console browser (lynx, w3m) runs until it quits, and the page
+            # must be served meanwhile
+            threading.Thread(target=_open_browser, args=(srv.url,), daemon=True).start()
 
     try:
-        return serve(Api(served), args.playground_port, ready)
+        code = serve(Api(served), args.playground_port, ready)
     except OSError as e:  # the port is taken, or not ours to bind
         err(f"cannot listen on 127.0.0.1:{args.playground_port}: {e.strerror or e}")
         return 2
-    finally:
-        print("tokenizer-lsp playground: stopped", file=sys.stderr, flush=True)
+    print("tokenizer-lsp playground: stopped", file=sys.stderr, flush=True)
+    return code
+
+
+def _open_browser(url: str) -> None:
+    import webbrowser
+
+    try:
+        opened = webbrowser.open(url)
+    except Exception:  # noqa: BLE001 (a broken browser setting: the printed URL is enough)
+        opened = False
+    if not opened:
+        print("tokenizer-lsp playground: no browser to open here: open the URL above in one", file=sys.stderr, flush=True)

@@ -73,14 +73,26 @@ def load_one(index: int, path: str) -> Served:
         raise PlaygroundError(got)
     if got is not None:
         plugin, table = got
-        return Served(index, path, file, plugin.name, plugin=plugin, table=table)
+        return _warm(Served(index, path, file, plugin.name, plugin=plugin, table=table))
     try:
         loaded = load_tokenizer_file(file)
     except OSError as e:
         raise PlaygroundError(f"{file}: cannot read: {e.strerror or e}") from None
     except LoadError as e:
         raise PlaygroundError(str(e)) from None
-    return Served(index, path, file, loaded.source or loaded.kind, loaded=loaded)
+    return _warm(Served(index, path, file, loaded.source or loaded.kind, loaded=loaded))
+
+
+def _warm(served: Served) -> Served:
+    """One encode now: a plug-in builds its engine on the first (Tekkenizer: seconds), which
+    belongs to the start, not to the first keystroke; a file its engine refuses is said here."""
+    from ..core.formats.table import FormatError
+
+    try:
+        served.encode("warm up")
+    except FormatError as e:
+        raise PlaygroundError(f"{served.file}: cannot encode: {e}") from None
+    return served
 
 
 def _quiet(fn, *args):
