@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
 import { Encoding, formatEncoding, formatStats } from './commandsFormat';
 import { isTokenizerDocument } from './detect';
+import { openPlayground } from './playgroundView';
 
 export const VIEW_SCHEME = 'tokenizer-lsp';
 /** How long a command waits for a server that is still starting. */
@@ -222,6 +223,20 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: Cl
     }
   }
 
+  /** The playground's page on the file (args from the chat template's code lens: [uri, {mode}]). */
+  async function playground(uri?: unknown, options?: { mode?: string }): Promise<void> {
+    const source = uri instanceof vscode.Uri ? uri : typeof uri === 'string' ? vscode.Uri.parse(uri) : await target();
+    if (!source) {
+      return;
+    }
+    const send = async (command: string, args: unknown[]) => {
+      const client = await runningClient(getClient);
+      if (!client) throw new Error('the server is not running (its messages are in the "Tokenizer LSP" output)');
+      return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    };
+    openPlayground(context, source, send, options?.mode === 'chat' ? 'chat' : 'text');
+  }
+
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(VIEW_SCHEME, views),
     vscode.workspace.onDidCloseTextDocument((doc) => {
@@ -234,6 +249,7 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: Cl
     vscode.commands.registerCommand('tokenizerLsp.openDecodedVocabulary', guarded(openDecodedVocabulary, output)),
     vscode.commands.registerCommand('tokenizerLsp.compareWith', guarded(compareWith, output)),
     vscode.commands.registerCommand('tokenizerLsp.showStats', guarded(showStats, output)),
+    vscode.commands.registerCommand('tokenizerLsp.openPlayground', guarded(playground, output)),
   );
 }
 

@@ -1,4 +1,4 @@
-"""Command line: check, decode, encode, stats, diff, render, serve.
+"""Command line: check, decode, encode, stats, diff, render, playground, serve.
 
 One module per command (like the LSP methods in lsp/handlers/); each has
 `add_arguments(parser)` and `run(args) -> exit code`. COMMANDS is the one table. Findings,
@@ -22,6 +22,7 @@ COMMANDS = {
     "stats": ("stats", "summarise tokenizer files: sizes, tokens, fragments, unreachable tokens"),
     "diff": ("diff", "what differs between two tokenizers, by meaning; exit 1 when they differ"),
     "render": ("render", "the prompt a chat template makes of a conversation, exactly as transformers renders it"),
+    "playground": ("playground", "a local web page: tokens of a text side by side, chat templates rendered"),
 }
 
 DESCRIPTION = ("Language server and checker for LLM tokenizer files (tokenizer.json, vocab.json + "
@@ -61,8 +62,8 @@ def _top_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tokenizer-lsp", usage="tokenizer-lsp [--version] [COMMAND] [ARGS...]",
         description=DESCRIPTION,
-        epilog="commands:\n" + "\n".join(f"  {n:<7} {h}" for n, (_, h) in COMMANDS.items())
-        + "\n  serve   serve LSP (stdio unless --tcp); the default with no command\n\n" + EPILOG,
+        epilog="commands:\n" + "\n".join(f"  {n:<10} {h}" for n, (_, h) in COMMANDS.items())
+        + "\n  serve      serve LSP (stdio unless --tcp); the default with no command\n\n" + EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"tokenizer-lsp {__version__}")

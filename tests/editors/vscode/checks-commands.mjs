@@ -174,6 +174,42 @@ export async function commandChecks() {
   });
   await closeQuickInput();
 
+  // 17b. "Open Tokenizer Playground": the playground's page in a webview beside the file, fed by
+  // the language server; the text typed into its textarea comes back as coloured tokens whose
+  // data-token-id are HF tokenizers' ids; a click on a token reveals its vocabulary entry
+  await check('playground-webview', async () => {
+    await ensureServer();
+    await runCommand('View: Close All Editors');
+    await openFile(qwen3.rel);
+    await until(async () => (await statusItemText()) !== '', WAIT_SERVER_MS, 300);
+    await runCommand('Tokenizer LSP: Open Tokenizer Playground');
+    // code-server nests the page: the webview's iframe, then the page's own frame
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    const input = frame.locator('textarea#text-input');
+    await input.waitFor({ timeout: WAIT_SERVER_MS });
+    await input.fill(SAMPLE);
+    const want = python(
+      'import json, sys; from tokenizers import Tokenizer; print(json.dumps(Tokenizer.from_file(sys.argv[1]).encode(sys.argv[2], add_special_tokens=False).ids))',
+      qwen3.file,
+      SAMPLE,
+    );
+    const column = frame.locator('#text-view .column[data-tokenizer="0"]');
+    await until(async () => (await column.getAttribute('data-current')) === 'true', WAIT_SERVER_MS, 300);
+    const got = await frame.locator('#text-view .tokens [data-token-id]').evaluateAll((els) => els.map((e) => Number(e.dataset.tokenId)));
+    await docShot('playground-vscode');
+    if (JSON.stringify(got) !== JSON.stringify(want)) fail(`the webview's ids ${JSON.stringify(got)} differ from tokenizers' ${JSON.stringify(want)}`);
+    // a click on "Hello" shows its entry in tokenizer.json: the cursor on the vocab's
+    // `"Hello": 9707` line (found in the file itself)
+    const entry = `"Hello": ${want[0]},`;
+    const wantLine = fs.readFileSync(qwen3.file, 'utf8').split('\n').findIndex((l) => l.trim() === entry) + 1;
+    await frame.locator('#text-view .tokens [data-token-id] >> nth=0').click();
+    const line = await until(async () => {
+      const pos = await cursorPosition().catch(() => null);
+      return pos && pos.line === wantLine ? pos.text : null;
+    }, 30_000, 500);
+    return `"${SAMPLE.replace('\t', '\\t')}" in the webview -> ${got.length} tokens equal to tokenizers'; a click on Hello moved the cursor to its entry (${line}, line ${wantLine})`;
+  });
+
   // 20 (before 18: gemma3's first open). Progress while a 33 MB file is indexed: VS Code shows
   // the server's $/progress in the status bar ("Indexing gemma3/tokenizer.json: parsing")
   await check('progress-gemma3', async () => {

@@ -22,5 +22,7 @@ def tokenizer(table: TokenTable):
 
 
 def encode_spans(table: TokenTable, text: str, special: bool) -> list[tuple[int, int, int]]:
-    enc = tokenizer(table).encode(text, add_special_tokens=special)
+    from ..engine_cache import engine_for
+
+    enc = engine_for(table, tokenizer).encode(text, add_special_tokens=special)
     return [(i, s, e) for i, (s, e) in zip(enc.ids, enc.offsets)]
