@@ -12,7 +12,10 @@ export interface Rendered {
   tokens: EncodedToken[];
   spans: Span[];
   generation: [number, number][];
+  /** The template checks' findings (the playground's API adds them; VS Code's relay may not). */
+  findings?: Finding[];
 }
+export interface Finding { code: string; severity: string; message: string; line: number | null }
 export interface ChatRequest { messages: unknown[]; tools?: unknown[]; add_generation_prompt?: boolean; [k: string]: unknown }
 
 export interface Backend {

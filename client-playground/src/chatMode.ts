@@ -2,7 +2,7 @@
 // folder's chat template by POST /api/render: the prompt the model sees, template text told
 // apart from message text, special tokens marked, the ids, and the tokens of each message.
 
-import { ApiFailure, type Backend, type ChatRequest, type Rendered, type TokenizerInfo } from './backend';
+import { ApiFailure, type Backend, type ChatRequest, type Finding, type Rendered, type TokenizerInfo } from './backend';
 import { Column, paintAll, type Settings } from './columns';
 import { escapeHtml } from './view';
 
@@ -150,5 +150,14 @@ function chatCounts(r: Rendered): string {
   return `<div class="chat-counts">template${name}: <span data-count="template">${tpl}</span> tokens · ` +
     `messages: <span data-count="messages">${inMessages}</span> · per message text: ` +
     per.map((n, i) => `<span class="per-message" data-message="${i}">${n}</span>`).join(' + ') +
-    `<div class="template-source">${escapeHtml(r.template.source)}</div></div>`;
+    `<div class="template-source">${escapeHtml(r.template.source)}</div>${findingsHtml(r.findings)}</div>`;
+}
+
+/** The template checks' findings, one line each (code, template line, message). */
+function findingsHtml(findings: Finding[] | undefined): string {
+  if (!findings || findings.length === 0) return '<div class="findings" data-findings="0">template checks: no finding</div>';
+  const rows = findings.map((f) => `<li class="finding ${escapeHtml(f.severity)}" data-code="${escapeHtml(f.code)}">` +
+    `<b>${escapeHtml(f.severity)}</b> <code>${escapeHtml(f.code)}</code>` +
+    `${f.line ? ` (template line ${f.line})` : ''}: ${escapeHtml(f.message)}</li>`).join('');
+  return `<ul class="findings" data-findings="${findings.length}">${rows}</ul>`;
 }

@@ -55,10 +55,26 @@ class Api:
             raise ApiError(501, "chat rendering is not in this build of tokenizer-lsp yet") from None
         try:
             with served.lock:
-                return render_object(served.path, messages, ids=True)
+                out = render_object(served.path, messages, ids=True)
         except RenderFailure as e:
             # 1: the template fails on this chat (the chat is fine as a request); 2: usage
             raise ApiError(422 if getattr(e, "status", 2) == 1 else 400, str(e).splitlines()[0] if str(e) else "render failed") from None
+        out["findings"] = self._findings(served.path)  # beside the object of `render`: the page shows them
+        return out
+
+    def _findings(self, path: str) -> list:
+        """The template checks' findings, computed once per served tokenizer (its files are
+        read once: the playground serves what was on disk when it started)."""
+        cache = self.__dict__.setdefault("_findings_cache", {})
+        if path not in cache:
+            from ..core.chat.folder_checks import findings_of_path
+
+            try:
+                cache[path] = findings_of_path(path)
+            except Exception as e:  # noqa: BLE001 - the render answered; the checks are extra
+                cache[path] = [{"code": "chat-template-render", "severity": "error", "line": None,
+                                "message": f"the checks could not run: {e}"}]
+        return cache[path]
 
     def _one(self, index) -> Served:
         if not isinstance(index, int) or isinstance(index, bool):

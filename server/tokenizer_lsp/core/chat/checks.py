@@ -215,8 +215,20 @@ def _portability(source: str, chats: dict, ctx: ChatContext) -> list[TemplateFin
         request = {k: v for k, v in variables.items() if k not in ctx.special_tokens}
         return apply(source, request, ctx.special_tokens, limits=LIMITS).text
 
-    out = []
-    for issue in portability_issues(source, kwargs, ours):
+    # one finding per engine and construct, on its first place (Qwen3 writes `.lstrip('\\n')`
+    # five times: one warning that says so, not five)
+    issues = portability_issues(source, kwargs, ours)
+    count: dict[tuple[str, str], int] = {}
+    for issue in issues:
+        count[(issue.engine, issue.construct)] = count.get((issue.engine, issue.construct), 0) + 1
+    out, seen = [], set()
+    for issue in issues:
+        key = (issue.engine, issue.construct)
+        if key in seen:
+            continue
+        seen.add(key)
         start, end = (issue.start, issue.end) if issue.start >= 0 else (0, 0)
-        out.append(TemplateFinding("chat-template-portability", start, end, issue.message, issue.portable))
+        more = count[key] - 1
+        message = issue.message + (f" (and {more} more place{'s' if more > 1 else ''} in the template)" if more else "")
+        out.append(TemplateFinding("chat-template-portability", start, end, message, issue.portable))
     return out
