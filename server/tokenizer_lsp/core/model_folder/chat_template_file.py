@@ -38,6 +38,7 @@ class TemplateDocument:
 
     vocab = None  # no vocabulary: a literal's facts live in the tokenizer file
     tables_ready = True
+    special_tokens: dict[str, str] | None = None  # as the template receives them (set by the build)
 
     def __init__(self, data: bytes, path: str | None) -> None:
         self.data = data
@@ -84,4 +85,5 @@ def build_template_index(data: bytes, path: str | None, folder: Folder | None) -
     obj = config.obj if config is not None and isinstance(config.obj, dict) else {}
     ctx = folder_context(chat_template_folder(path), obj, folder.configs, folder.facts)
     doc = TemplateDocument(data, path)
+    doc.special_tokens = ctx.special_tokens  # what a hover on `bos_token` shows
     return DocumentIndex(data, path, FORMAT, doc, jinja_file_findings(data, ctx))
