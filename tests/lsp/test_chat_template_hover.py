@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from lsprotocol import types
 from tokenizers import AddedToken, Tokenizer
 from transformers import AutoTokenizer
 
@@ -73,8 +74,14 @@ async def test_hover_on_literals_and_variables(client, tmp_path, where):  # noqa
     assert "`False` unless" in value(await hover(client, path.as_uri(), *position(text, "add_generation_prompt")))
     assert "conversation" in value(await hover(client, path.as_uri(), *position(text, "messages")))
     assert "`None` unless" in value(await hover(client, path.as_uri(), *position(text, "tools")))
+    # definition of a literal: its entry in the tokenizer.json beside it
+    found = await client.text_document_definition_async(types.DefinitionParams(
+        types.TextDocumentIdentifier(path.as_uri()), types.Position(*position(text, "<|im_start|>"))))
+    tokenizer_text = (folder / "tokenizer.json").read_text(encoding="utf-8")
+    content_line = tokenizer_text[: tokenizer_text.index('"content": "<|im_start|>"')].count("\n")
+    assert len(found) == 1 and found[0].uri.endswith("/tokenizer.json")
+    assert found[0].range.start.line <= content_line <= found[0].range.end.line
     # an attribute or a key is no variable: `message['role']`, `message.content`
-    from lsprotocol import types
     for needle in ("role", "content"):
         h = await client.text_document_hover_async(types.HoverParams(
             types.TextDocumentIdentifier(path.as_uri()), types.Position(*position(text, needle))))

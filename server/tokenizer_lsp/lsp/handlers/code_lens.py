@@ -10,7 +10,7 @@ import os
 
 from lsprotocol import types
 
-from ...core.chat.places import JINJA_FILE
+from ...core.chat.places import JINJA_DIR, JINJA_FILE
 from ...core.model_folder.chat_template_file import FORMAT as TEMPLATE_FORMAT
 from ...core.model_folder.chat_template_moves import chat_template_entry
 from ...core.model_folder.config_doc import ConfigDocument
@@ -54,7 +54,8 @@ async def handle(ls, params: types.CodeLensParams):
         span = (entry[0], entry[0])
         findings = [f for f in idx.findings if entry[0] <= f.start and f.end <= entry[1]]
         folder = os.path.dirname(os.path.abspath(doc.path))
-        effective = not os.path.exists(os.path.join(folder, JINJA_FILE))
+        # the files replace the config's templates entirely (core/chat/places.py)
+        effective = not (os.path.exists(os.path.join(folder, JINJA_FILE)) or os.path.isdir(os.path.join(folder, JINJA_DIR)))
     else:
         return None
     rng = snap.range_of(*span)
@@ -62,7 +63,7 @@ async def handle(ls, params: types.CodeLensParams):
         return None
     (a, b), (c, d) = rng
     where = {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}}
-    titles = _status(findings) if effective else [f"not used: {JINJA_FILE} takes effect instead"]
+    titles = _status(findings) if effective else [f"not used: {JINJA_FILE} or {JINJA_DIR}/ takes effect instead"]
     if effective and not titles[0].startswith("fails"):
         found = await render_document(ls, uri, doc.path, idx, _sample(), doc.indexed_version)
         if "ids" in found:
