@@ -132,3 +132,19 @@ async def test_jinja_is_checked_again_when_the_config_changes(client, tmp_path):
     await wait_idle(client)
     latest = client.published[(jinja_uri, 1)]  # published again for its version
     assert [d.code for d in latest] == ["chat-template-stop-token"]
+
+
+async def test_a_misspelt_special_token_in_a_jinja(client, tmp_path):  # noqa: F811
+    from tokenizers import Tokenizer
+
+    template = ("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_edn|>\n{% endfor %}"
+                "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+    tok = Tokenizer.from_file(str(corpus_file("qwen3/tokenizer.json")))
+    assert tok.token_to_id("<|im_edn|>") is None and tok.token_to_id("<|im_end|>") is not None
+    folder = qwen3_folder(tmp_path, None, template)
+    diags = await open_doc(client, (folder / "chat_template.jinja").as_uri(), template, language="jinja")
+    typo = [d for d in diags if d.code == "chat-template-token"]
+    at = template.index("<|im_edn|>")
+    assert [((d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
+            for d in typo] == [(utf16_position(template, at), utf16_position(template, at + len("<|im_edn|>")))]
+    assert "did you mean `<|im_end|>`" in typo[0].message

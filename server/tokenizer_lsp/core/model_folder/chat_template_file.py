@@ -14,6 +14,7 @@ from bisect import bisect_right
 from ..detect import chat_template_folder
 from ..document_index import DocumentIndex
 from .config_doc import ConfigItem, special_literals
+from .checks import _template as template_token_findings
 from .folder import Folder
 
 FORMAT = "chat template"
@@ -86,4 +87,8 @@ def build_template_index(data: bytes, path: str | None, folder: Folder | None) -
     ctx = folder_context(chat_template_folder(path), obj, folder.configs, folder.facts)
     doc = TemplateDocument(data, path)
     doc.special_tokens = ctx.special_tokens  # what a hover on `bos_token` shows
-    return DocumentIndex(data, path, FORMAT, doc, jinja_file_findings(data, ctx))
+    findings = jinja_file_findings(data, ctx)
+    for item in doc.items:  # a misspelt special token, as in the config's chat_template
+        findings.extend(template_token_findings(item, folder.facts))
+    findings.sort(key=lambda f: (f.start, f.end))
+    return DocumentIndex(data, path, FORMAT, doc, findings)
