@@ -14,12 +14,12 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
+from tokenizer_lsp.core.chat.chats import standard_chats, with_next_turn
 from transformers import AutoTokenizer
 
 from tests.conftest import corpus_file
 from tests.lsp.harness import capabilities, open_doc
 from tests.lsp.test_chat_template_files import qwen3_folder
-from tokenizer_lsp.core.chat.chats import standard_chats, with_next_turn
 
 
 def _caps() -> types.ClientCapabilities:
@@ -102,6 +102,11 @@ def renders(folder) -> dict[str, str]:
     return out
 
 
+def read_exactly(path) -> str:
+    with open(path, encoding="utf-8", newline="") as f:  # \r\n kept
+        return f.read()
+
+
 def _offset(text: str, line: int, character: int) -> int:
     start = 0
     for _ in range(line):
@@ -161,8 +166,7 @@ async def test_move_out_and_back_renders_the_same(client, tmp_path, template):
     found = [a for a in await actions(client, config.as_uri(), line, 4) if a["title"].startswith("Move the chat")]
     assert len(found) == 1 and "disabled" not in found[0]
     apply_workspace_edit(found[0]["edit"])
-    with open(folder / "chat_template.jinja", encoding="utf-8", newline="") as f:
-        assert f.read() == text
+    assert read_exactly(folder / "chat_template.jinja") == text
     assert "chat_template" not in json.loads(config.read_text(encoding="utf-8"))
     assert renders(folder) == before
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(config.as_uri())))

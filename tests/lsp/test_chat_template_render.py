@@ -12,12 +12,12 @@ import json
 
 import pytest
 from lsprotocol import types
+from tokenizer_lsp.core.chat.chats import sample, standard_chats
 from transformers import AutoTokenizer
 
 from tests.conftest import corpus_file
 from tests.lsp.harness import client, hover, open_doc  # noqa: F401
 from tests.lsp.test_chat_template_files import jinja_error, qwen3_folder
-from tokenizer_lsp.core.chat.chats import sample, standard_chats
 
 
 def expected(folder, request: dict) -> tuple[str, list[int]]:
@@ -102,7 +102,7 @@ async def test_code_lens_on_the_config_template(client, tmp_path):  # noqa: F811
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(config.as_uri())))
     tok = AutoTokenizer.from_pretrained(str(folder))
     rejected = []
-    for name, (what, chat) in standard_chats().items():
+    for what, chat in standard_chats().values():
         try:
             tok.apply_chat_template(chat["messages"], tokenize=False, **{k: v for k, v in chat.items() if k != "messages"})
         except Exception:  # noqa: BLE001

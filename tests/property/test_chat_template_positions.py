@@ -12,15 +12,17 @@ import json
 import jinja2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from transformers.utils.chat_template_utils import _compile_jinja_template
-
 from tokenizer_lsp.core.chat.context import ChatContext
-from tokenizer_lsp.core.chat.folder_checks import config_template_findings, jinja_file_findings
+from tokenizer_lsp.core.chat.folder_checks import (
+    config_template_findings,
+    jinja_file_findings,
+)
 from tokenizer_lsp.core.model_folder.chat_template_file import TemplateDocument
 from tokenizer_lsp.core.model_folder.chat_template_hover import template_at, variable_at
 from tokenizer_lsp.core.model_folder.config_doc import ConfigDocument
 from tokenizer_lsp.core.model_folder.spans import string_offsets
 from tokenizer_lsp.core.text.lines import LineIndex
+from transformers.utils.chat_template_utils import _compile_jinja_template
 
 # text a template may hold around its constructs: anything but Jinja's delimiters and lone
 # surrogates (JSON cannot carry them), with the characters JSON escapes made likely

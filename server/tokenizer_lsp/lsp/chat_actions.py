@@ -11,7 +11,12 @@ from pygls.uris import from_fs_path
 
 from ..core.model_folder.chat_template_file import FORMAT as TEMPLATE_FORMAT
 from ..core.model_folder.chat_template_file import TemplateDocument
-from ..core.model_folder.chat_template_moves import Move, chat_template_entry, move_in, move_out
+from ..core.model_folder.chat_template_moves import (
+    Move,
+    chat_template_entry,
+    move_in,
+    move_out,
+)
 from ..core.model_folder.config_doc import ConfigDocument
 from ..core.text.lines import LineIndex
 from .handlers.code_action import _caps

@@ -13,8 +13,8 @@ from bisect import bisect_right
 
 from ..detect import chat_template_folder
 from ..document_index import DocumentIndex
-from .config_doc import ConfigItem, special_literals
 from .checks import _template as template_token_findings
+from .config_doc import ConfigItem, special_literals
 from .folder import Folder
 
 FORMAT = "chat template"

@@ -8,10 +8,13 @@ import re
 from lsprotocol import types
 
 from ...core.model_folder.chat_template_file import FORMAT as TEMPLATE_FORMAT
-from ...core.model_folder.chat_template_hover import template_at, variable_at, variable_hover
-
-from ...core.model_folder.folder import facts_of_index
+from ...core.model_folder.chat_template_hover import (
+    template_at,
+    variable_at,
+    variable_hover,
+)
 from ...core.model_folder.config_queries import describe, named_by, token_piece
+from ...core.model_folder.folder import facts_of_index
 from ...core.pieces import piece_at
 from ..paired import config_context, paired
 from ..render.hover import hover_markdown
@@ -63,7 +66,7 @@ async def _template_variable(ls, uri: str, snap, offset: int) -> types.Hover | N
     var = variable_at(found[0], found[2]) if found is not None else None
     if var is None:
         return None
-    text, offsets, _ = found
+    _, offsets, _ = found
     doc = ls.session.documents.get(uri)
     path = doc.path if doc is not None else None
     special = snap.index.doc.special_tokens if snap.index.format == TEMPLATE_FORMAT else \
