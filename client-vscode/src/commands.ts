@@ -227,7 +227,7 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: Cl
    * tokenizer_config.json or chat template file (the code lens's "Preview", or the command on
    * the active editor). The playground will replace this view.
    */
-  async function previewChatTemplate(uri?: vscode.Uri | string): Promise<void> {
+  async function previewChatTemplate(uri?: vscode.Uri | string, _options?: { mode?: string }): Promise<void> {
     let source = typeof uri === 'string' ? vscode.Uri.parse(uri, true) : uri instanceof vscode.Uri ? uri : undefined;
     if (!source) {
       const active = vscode.window.activeTextEditor?.document.uri;

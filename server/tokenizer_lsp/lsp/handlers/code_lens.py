@@ -71,7 +71,9 @@ async def handle(ls, params: types.CodeLensParams):
         elif "failure" in found:
             titles.append(_short(f"sample chat: {found['failure']}"))
     lenses = [{"range": where, "command": {"title": t, "command": ""}} for t in titles]
-    lenses.append({"range": where, "command": {"title": "Preview", "command": PREVIEW, "arguments": [uri]}})
+    # [uri, {"mode": "chat"}]: what the playground's command takes too (its chat mode)
+    lenses.append({"range": where, "command": {"title": "Preview", "command": PREVIEW,
+                                               "arguments": [uri, {"mode": "chat"}]}})
     return JsonResult(lenses)
 
 
