@@ -1,6 +1,6 @@
 // The extension's own commands over the server's workspace/executeCommand commands
 // (server/tokenizer_lsp/lsp/commands/): "Tokenize text…", "Open decoded vocabulary",
-// "Compare tokenizer with…", "Show tokenizer stats". Each shows its answer in a read-only
+// "Compare tokenizer with…", "Show tokenizer stats", "Preview chat template". Each shows its answer in a read-only
 // virtual document (scheme `tokenizer-lsp`), which the language server is never given.
 // A user's slip (no tokenizer file open, a cancelled prompt) is an information message or
 // nothing, never an error dialog; the server's own refusal (a file it cannot load) is shown
@@ -8,8 +8,8 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
-import { Encoding, formatEncoding, formatStats } from './commandsFormat';
-import { isTokenizerDocument } from './detect';
+import { Encoding, formatChatPreview, formatEncoding, formatStats, RenderedChat } from './commandsFormat';
+import { isChatTemplateName, isTokenizerDocument } from './detect';
 import { openPlayground } from './playgroundView';
 
 export const VIEW_SCHEME = 'tokenizer-lsp';
@@ -237,6 +237,31 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: Cl
     openPlayground(context, source, send, options?.mode === 'chat' ? 'chat' : 'text');
   }
 
+  /**
+   * The rendered prompt of the sample chat and its ids, from the template of the folder of a
+   * tokenizer_config.json or chat template file (the code lens's "Preview", or the command on
+   * the active editor). The playground will replace this view.
+   */
+  async function previewChatTemplate(uri?: vscode.Uri | string, _options?: { mode?: string }): Promise<void> {
+    let source = typeof uri === 'string' ? vscode.Uri.parse(uri, true) : uri instanceof vscode.Uri ? uri : undefined;
+    if (!source) {
+      const active = vscode.window.activeTextEditor?.document.uri;
+      const name = active ? path.basename(active.fsPath).toLowerCase() : '';
+      if (active && active.scheme === 'file' && (isChatTemplateName(active.fsPath) || name === 'tokenizer_config.json')) {
+        source = active;
+      } else {
+        source = await target();
+      }
+    }
+    if (!source) {
+      return;
+    }
+    const result = await request<RenderedChat>('tokenizer-lsp.renderChat', [source.toString()], 'rendering the chat template');
+    if (result) {
+      await show(viewUri('chat preview', source), formatChatPreview(describe(source), result), true);
+    }
+  }
+
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(VIEW_SCHEME, views),
     vscode.workspace.onDidCloseTextDocument((doc) => {
@@ -250,6 +275,7 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: Cl
     vscode.commands.registerCommand('tokenizerLsp.compareWith', guarded(compareWith, output)),
     vscode.commands.registerCommand('tokenizerLsp.showStats', guarded(showStats, output)),
     vscode.commands.registerCommand('tokenizerLsp.openPlayground', guarded(playground, output)),
+    vscode.commands.registerCommand('tokenizerLsp.previewChatTemplate', guarded(previewChatTemplate, output)),
   );
 }
 

@@ -222,3 +222,47 @@ export function formatStats(source: string, stats: Record<string, unknown>): str
   out.push('');
   return out.join('\n');
 }
+
+/** One token of `tokenizer-lsp.renderChat`'s answer (`render --ids --format json`). */
+export interface RenderedToken {
+  id: number;
+  token: string;
+  text: string | null;
+  start: number;
+  end: number;
+}
+
+export interface RenderedChat {
+  text: string;
+  template: { source: string; name: string };
+  ids?: number[];
+  tokens?: RenderedToken[];
+}
+
+/**
+ * The preview of a chat template: the prompt of the sample chat exactly as rendered (what
+ * apply_chat_template returns), then below a rule its token ids, one row per token.
+ */
+export function formatChatPreview(source: string, result: RenderedChat): string {
+  const ids = result.ids ?? [];
+  const rows = (result.tokens ?? []).map((t, i) => [
+    String(i),
+    String(t.id),
+    t.text !== null ? visibleText(t.text) : '',
+    t.token,
+    `${t.start}-${t.end}`,
+  ]);
+  return [
+    `Chat template: ${result.template.source} (${result.template.name}), folder of ${source}`,
+    'The sample chat (system, user, assistant, user, generation prompt), rendered as apply_chat_template(tokenize=False) returns it:',
+    '─'.repeat(72),
+    result.text,
+    '─'.repeat(72),
+    `${digits(ids.length)} token${ids.length === 1 ? '' : 's'}: the ids apply_chat_template(tokenize=True) returns`,
+    '',
+    `ids: [${ids.join(', ')}]`,
+    '',
+    ...table(['#', 'id', 'text', 'stored as', 'characters'], rows),
+    '',
+  ].join('\n');
+}

@@ -80,6 +80,30 @@ export function isModelConfigBesideTokenizer(fsPath: string): boolean {
   return rules.modelTokenizerNames.some((name) => fs.existsSync(path.join(folder, name)));
 }
 
+/**
+ * A model folder's chat template file (core/detect.py is_chat_template_name): chat_template.jinja,
+ * or a .jinja inside additional_chat_templates/.
+ */
+export function isChatTemplateName(fsPath: string): boolean {
+  const base = path.basename(fsPath).toLowerCase();
+  if (base === rules.chatTemplateName) {
+    return true;
+  }
+  return base.endsWith(rules.chatTemplateSuffix) && path.basename(path.dirname(fsPath)) === rules.chatTemplateDir;
+}
+
+/** A chat template file with a tokenizer in its model folder: the server checks it (INTERFACE Part 4). */
+export function isChatTemplateBesideTokenizer(fsPath: string): boolean {
+  if (!isChatTemplateName(fsPath)) {
+    return false;
+  }
+  let folder = path.dirname(fsPath);
+  if (path.basename(folder) === rules.chatTemplateDir) {
+    folder = path.dirname(folder);
+  }
+  return rules.modelTokenizerNames.some((name) => fs.existsSync(path.join(folder, name)));
+}
+
 /** Scalar members of an object before the one that matters (`"dropout": null,` ...). */
 const SCALARS = String.raw`(?:\s*"[A-Za-z_]+"\s*:\s*(?:null|true|false|-?[\d.eE+-]+|"(?:[^"\\]|\\.)*")\s*,)*`;
 /** HF tokenizer.json: a "model" object with a known "type", or with a "vocab" object or list. */
@@ -184,6 +208,9 @@ export function isTokenizerDocument(doc: vscode.TextDocument): boolean {
     return true;
   }
   if (byLanguage === 'json' && isModelConfigBesideTokenizer(doc.uri.fsPath)) {
+    return true;
+  }
+  if (isChatTemplateBesideTokenizer(doc.uri.fsPath)) {
     return true;
   }
   const head = doc.getText(new vscode.Range(new vscode.Position(0, 0), doc.positionAt(SNIFF_BYTES)));

@@ -34,10 +34,11 @@ def node_and_npm_packages():
 
 ENTRY = """
 import { readFileSync } from 'fs';
-import { nameKind, contentKind, looksLikeTokenizerJson, SNIFF_BYTES } from '%s';
+import { nameKind, contentKind, looksLikeTokenizerJson, isChatTemplateName, SNIFF_BYTES } from '%s';
 const cases = JSON.parse(readFileSync(0, 'utf8'));
 const out = cases.map((c) => ({
   name: nameKind(c.path) ?? null,
+  template: isChatTemplateName(c.path),
   content: c.text === null ? null : contentKind(c.text, c.path) ?? null,
   json: c.text === null ? null : looksLikeTokenizerJson(c.text.slice(0, SNIFF_BYTES)),
 }));
@@ -116,6 +117,17 @@ def _corpus_heads() -> dict[str, str]:
 def test_names_are_read_alike(client_detect):
     got = client_detect([{"path": n, "text": None} for n in NAMES])
     assert [g["name"] for g in got] == [detect.name_kind(n) for n in NAMES]
+
+
+TEMPLATE_NAMES = ["/m/chat_template.jinja", "/m/Chat_Template.JINJA", "/m/additional_chat_templates/tool_use.jinja",
+                  "/m/additional_chat_templates/notes.txt", "/m/templates/index.jinja", "/m/chat_template.json",
+                  "/m/additional_chat_templates/sub/x.jinja", "chat_template.jinja"]
+
+
+def test_chat_template_names_are_read_alike(client_detect):
+    got = client_detect([{"path": n, "text": None} for n in TEMPLATE_NAMES])
+    assert [g["template"] for g in got] == [detect.is_chat_template_name(n) for n in TEMPLATE_NAMES]
+    assert sum(g["template"] for g in got) == 4
 
 
 def test_contents_are_read_alike(client_detect):

@@ -9,7 +9,9 @@ server's renderChat command: the `--ids --format json` object, or RenderFailure.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import sys
 from datetime import datetime
 
@@ -87,9 +89,12 @@ def _request(args) -> tuple[dict, bool]:
 
 
 def render_object(path: str, request: dict, *, ids: bool = True, template: str | None = None,
-                  sanitize: bool = False, now: datetime | None = None, notes: list | None = None) -> dict:
+                  sanitize: bool = False, now: datetime | None = None, notes: list | None = None,
+                  overrides: dict[str, str] | None = None) -> dict:
     """The `render --format json` object ({"text", "template", "spans", "generation"} and with
-    `ids` {"ids", "tokens"}). RenderFailure on a failing template (1) or bad input (2)."""
+    `ids` {"ids", "tokens"}). RenderFailure on a failing template (1) or bad input (2).
+    `overrides`: template texts by absolute path of the file holding them, as an editor has
+    them (unsaved): a .jinja's text, tokenizer_config.json's chat_template string."""
     from ..core.chat import errors
     from ..core.chat.apply import ChatInputError, apply, template_variables
     from ..core.chat.control import mark, typed_control_tokens
@@ -101,6 +106,9 @@ def render_object(path: str, request: dict, *, ids: bool = True, template: str |
         place = chosen(source, template, bool(request.get("tools")) if isinstance(request, dict) else False)
     except (SourceError, NoTemplate) as e:
         raise RenderFailure(str(e) if isinstance(e, SourceError) else f"{path}: {e}", 2) from e
+    edited = (overrides or {}).get(os.path.abspath(place.path))
+    if edited is not None and place.key in (None, "chat_template"):
+        place = dataclasses.replace(place, text=edited)
     try:
         template_variables(request, source.special_tokens)  # bad input is 2, before the template runs
         rendered = apply(place.text, request, source.special_tokens, now=now)

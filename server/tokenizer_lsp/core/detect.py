@@ -59,6 +59,25 @@ def is_config_name(path: str | None) -> bool:
     return bool(path) and os.path.basename(path).lower() in CONFIG_NAMES
 
 
+def is_chat_template_name(path: str | None) -> bool:
+    """A model folder's chat template file by its name and place: chat_template.jinja, or a
+    .jinja inside additional_chat_templates/ (transformers' layout). Served only when a
+    tokenizer stands in that model folder (the index decides; INTERFACE Part 4)."""
+    if not path:
+        return False
+    base = os.path.basename(path).lower()
+    if base == RULES["chatTemplateName"]:
+        return True
+    parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return base.endswith(RULES["chatTemplateSuffix"]) and parent == RULES["chatTemplateDir"]
+
+
+def chat_template_folder(path: str) -> str:
+    """The model folder of a chat template file (additional_chat_templates/ is inside it)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return os.path.dirname(folder) if os.path.basename(folder) == RULES["chatTemplateDir"] else folder
+
+
 def language_kind(language_id: str | None) -> str | None:
     """What an editor's language id says ("json", "merges", "tiktoken"; None: nothing)."""
     return RULES["languageIds"].get(language_id or "")

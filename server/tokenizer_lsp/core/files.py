@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from .detect import VOCAB_NAMES, is_config_name
+from .detect import VOCAB_NAMES, is_chat_template_name, is_config_name
 from .index import DocumentIndex, build_index, load_vocabulary
 from .model import Vocabulary
 
@@ -39,6 +39,11 @@ def index_file(path: str, vocab_override: Vocabulary | None = None) -> DocumentI
             from .model_folder.folder import load_folder
 
             return load_folder(path)
+        if is_chat_template_name(path):  # a chat template: the tokenizer of its model folder
+            from .model_folder.chat_template_file import anchor
+            from .model_folder.folder import load_folder
+
+            return load_folder(anchor(path))
         other = companion_vocab_path(path)
         return load_vocab_file(other) if other else None
 

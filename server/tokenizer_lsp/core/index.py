@@ -33,6 +33,10 @@ def build_index(data: bytes, path: str | None = None,
     checked against the tokenizer `companion` gives for it (model_folder.folder.Folder)."""
     if detect.is_config_name(path):
         return build_config_index(data, path, companion() if companion else None)
+    if detect.is_chat_template_name(path):  # chat_template.jinja: checked in its model folder
+        from .model_folder.chat_template_file import build_template_index
+
+        return build_template_index(data, path, companion() if companion else None)
     table = table_index(data, path, assume_tokenizer)
     if table is not None:
         return table

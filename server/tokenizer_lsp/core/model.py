@@ -63,6 +63,7 @@ class Finding:
     end: int
     message: str
     level: str | None = None  # when this finding's default differs from its code's (vocab-size)
+    fix: bytes | None = None  # bytes replacing [start, end) that resolve it (a portable spelling)
 
     @property
     def severity(self) -> str:

@@ -8,6 +8,9 @@ at a time. Requests are dicts with an "op":
 - {"op": "encode", "key", "text", "special", [the load fields]}
 - {"op": "unreachable", "key", [the load fields], ["engine_only": true: the file's shape was
   read already (engine/beside.py) and needs the engine]}
+- {"op": "render", "source", "request", "overrides"} -> the `render --ids --format json` object,
+  or {"failure", "status"}: a chat template runs here, never in the server (it may run for
+  the sandbox's 5 s; hovers go on meanwhile)
 
 A request without "data" for a key this process does not hold gets {"missing": true} (the
 client then sends the text: a 30 MB file crosses the pipe once per version). Answers are
@@ -44,6 +47,14 @@ class Worker:
         op = request.get("op")
         if op == "ping":
             return {"result": {"pid": os.getpid()}}
+        if op == "render":
+            from ..cli.render import RenderFailure, render_object
+
+            try:
+                return {"result": render_object(request["source"], request["request"],
+                                                overrides=request.get("overrides") or None)}
+            except RenderFailure as e:
+                return {"result": {"failure": str(e), "status": e.status}}
         if op not in ("load", "encode", "unreachable"):
             return {"error": f"unknown op {op!r}"}
         from ..core.behaviour.loaded import LoadError

@@ -38,6 +38,7 @@ log = logging.getLogger("tokenizer_lsp")
 
 ENCODE_TIMEOUT_S = 120.0  # includes loading a large file into a fresh worker
 UNREACHABLE_TIMEOUT_S = 600.0
+RENDER_TIMEOUT_S = 60.0  # the sandbox stops a template at 5 s; loading the tokenizer adds to it
 
 
 class EngineError(Exception):
@@ -118,6 +119,12 @@ class EngineClient:
         except LoadError as e:
             return str(e)
         return None
+
+    async def render(self, path: str, request: dict, overrides: dict[str, str] | None = None) -> dict:
+        """cli.render.render_object in the worker (a chat template is untrusted code: it runs
+        there, off the server's loop and interpreter): the object, or {"failure", "status"}."""
+        return await self._call("render", None, None, None, None, RENDER_TIMEOUT_S, source=path, request=request,
+                                overrides=overrides or {})
 
     async def ping(self) -> int:
         """The worker's process id (starting it if needed)."""
@@ -210,7 +217,7 @@ class EngineClient:
         send_text = wkey not in self._held
         for _attempt in range(3):
             proc = self._running()
-            if send_text and op != "ping":
+            if send_text and op not in ("ping", "render"):  # a render reads the folder itself
                 if not load["data"]:
                     raise EngineError(f"the tokenizer engine stopped while working ({op}); it starts again "
                                       "on the next request")
@@ -246,7 +253,7 @@ class EngineClient:
             if reply.get("missing"):
                 send_text = True
                 continue
-            if op != "ping":
+            if op not in ("ping", "render"):
                 self._remember(wkey)
             if "load_error" in reply:
                 raise LoadError(reply["load_error"])

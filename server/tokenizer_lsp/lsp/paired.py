@@ -15,6 +15,9 @@ from ..core.detect import MERGES_NAMES
 from ..core.disk_cache import FileCache
 from ..core.files import companion_vocab_path, file_beside, index_file
 from ..core.index import DocumentIndex
+from ..core.detect import is_chat_template_name
+from ..core.model_folder.chat_template_file import FORMAT as TEMPLATE_FORMAT
+from ..core.model_folder.chat_template_file import TemplateDocument, anchor
 from ..core.model_folder.config_doc import ConfigDocument, is_config_name
 from ..core.model_folder.folder import (
     Folder,
@@ -38,6 +41,8 @@ def paired_path(snap: Snapshot, path: str | None) -> str | None:
         return file_beside(path, MERGES_NAMES)
     if snap.index.format == "config":  # a model folder's config file: its tokenizer
         return tokenizer_beside(path)
+    if snap.index.format == TEMPLATE_FORMAT:  # a chat template file: its model folder's tokenizer
+        return tokenizer_beside(anchor(path))
     return None
 
 
@@ -127,13 +132,14 @@ _disk_config = _disk_configs.get  # (kept while unchanged)
 
 
 async def config_context(ls, uri: str, position):
-    """On a token or id literal of a config file: (its snapshot, the literal, (uri,
-    snapshot) of the tokenizer beside it); else None."""
+    """On a token or id literal of a config file, or a special-token literal of a chat
+    template file: (its snapshot, the literal, (uri, snapshot) of the tokenizer beside it);
+    else None."""
     doc = ls.session.documents.get(uri)
-    if doc is None or not is_config_name(doc.path):
+    if doc is None or not (is_config_name(doc.path) or is_chat_template_name(doc.path)):
         return None
     snap = await ls.session.first_snapshot(uri)
-    if snap is None or not isinstance(snap.index.doc, ConfigDocument):
+    if snap is None or not isinstance(snap.index.doc, (ConfigDocument, TemplateDocument)):
         return None
     offset = snap.offset_at((position.line, position.character))
     item = snap.index.doc.item_at(offset) if offset is not None else None

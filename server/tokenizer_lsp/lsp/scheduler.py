@@ -19,6 +19,8 @@ from contextlib import contextmanager
 
 from ..core.files import companion_vocab_path, load_vocab_file
 from ..core.index import load_vocabulary
+from ..core.detect import is_chat_template_name
+from ..core.model_folder.chat_template_file import anchor
 from ..core.model_folder.config_doc import is_config_name
 from .jobs.folder import FolderChecks
 from .jobs.indexing import Indexing
@@ -133,6 +135,8 @@ class Scheduler:
         tokenizer file and the other config files beside it."""
         if is_config_name(path):
             return config_folder(self.session, path)
+        if is_chat_template_name(path):  # the tokenizer and configs of its model folder
+            return config_folder(self.session, anchor(path))
         other = companion_vocab_path(path) if path else None
         if other is None:
             return None

@@ -74,11 +74,14 @@ def folder_context(folder: str, config: dict, configs: dict, facts) -> ChatConte
     return ChatContext(special, added, stops, adds, name)
 
 
-def _to_bytes(findings: list[TemplateFinding], offsets: list[int]) -> list[Finding]:
+def _to_bytes(findings: list[TemplateFinding], offsets: list[int], in_json: bool = False) -> list[Finding]:
     out = []
     for f in findings:
         start, end = offsets[min(f.start, len(offsets) - 1)], offsets[min(f.end, len(offsets) - 1)]
-        out.append(Finding(f.code, start, end, f.message))
+        fix = None
+        if f.fix is not None:  # the replacement as the file writes it: inside a JSON string, escaped
+            fix = (json.dumps(f.fix, ensure_ascii=False)[1:-1] if in_json else f.fix).encode("utf-8", "surrogatepass")
+        out.append(Finding(f.code, start, end, f.message, fix=fix))
     return out
 
 
@@ -104,7 +107,7 @@ def config_template_findings(doc, ctx: ChatContext) -> list[Finding]:
     out = []
     for string in strings:
         text, offsets = string_offsets(doc.data, string.start, string.end)
-        out += _to_bytes(template_findings(text, ctx), offsets)
+        out += _to_bytes(template_findings(text, ctx), offsets, in_json=True)
     return out
 
 

@@ -27,6 +27,19 @@ def fixes_for(idx: DocumentIndex, code: str, start: int, end: int, message: str 
         return convert_merges.readings_conversions(idx, start, end)
     if code == "config-id-mismatch":
         return added_id.set_decoder_key(idx, start, end, message)
+    if code == "chat-template-portability":
+        return _portable_spelling(idx, start, end)
+    return []
+
+
+def _portable_spelling(idx: DocumentIndex, start: int, end: int) -> list[Fix]:
+    """The portable spelling a chat-template-portability finding carries (exact only)."""
+    for f in idx.findings:
+        if f.code == "chat-template-portability" and (f.start, f.end) == (start, end) and f.fix is not None:
+            shown = f.fix.decode("utf-8", "replace")
+            shown = shown if len(shown) <= 40 else shown[:39] + "…"
+            return [Fix(f"Write it portably: {shown}", QUICKFIX, f.code, (start, end), preferred=True,
+                        edits=[(start, end, f.fix)])]
     return []
 
 

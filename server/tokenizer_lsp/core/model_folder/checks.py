@@ -174,11 +174,11 @@ def _template(item: ConfigItem, facts: TokenizerFacts):
 
 
 def _special_looking(token: str, facts: TokenizerFacts) -> bool:
-    """`<|...|>` always; a `<name>` when it is written like a special token's name (with an
+    """`<|...|>` and DeepSeek's full-width `<｜...｜>` always; a `<name>` when it is written like a special token's name (with an
     underscore, `<start_of_turn>`) or is a near miss of one of the tokenizer's added tokens.
     Templates also write XML-ish words in prose for the model to read (Qwen's `<tools>`,
     `<function-name>`), which are not meant as tokens."""
-    if token.startswith("<|"):
+    if token.startswith(("<|", "<｜")):
         return True
     return "_" in token or (len(token) >= NEAR_MISS_LENGTH and _nearest(token, facts) is not None)
 

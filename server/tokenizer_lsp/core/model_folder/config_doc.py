@@ -21,8 +21,14 @@ __all__ = ["CONFIG_NAMES", "ConfigDocument", "ConfigItem", "is_config_name", "to
 
 # the ids a config names for a token of tokenizer_config.json (`eos_token_id` for `eos_token`)
 CHECKED_IDS = ("bos", "eos", "pad")
-# special-looking literals of a chat template: `<|...|>`, and `<...>` with no spaces
-_SPECIAL = re.compile(r"<\|[^\s<>|]*\|>|</?[A-Za-z0-9_][^\s<>{}'\"]*>")
+# special-looking literals of a chat template: `<|...|>`, DeepSeek's full-width `<｜...｜>`
+# (U+FF5C; `<｜User｜>`, `<｜tool▁calls▁begin｜>`), and `<...>` with no spaces
+_SPECIAL = re.compile(r"<\|[^\s<>|]*\|>|<｜[^\s<>｜]*｜>|</?[A-Za-z0-9_][^\s<>{}'\"]*>")
+
+
+def special_literals(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, literal) of the special-looking literals of a template's text."""
+    return [(m.start(), m.end(), m.group()) for m in _SPECIAL.finditer(text)]
 
 Span = tuple[int, int]
 

@@ -50,6 +50,11 @@ def describe(item: ConfigItem, facts: TokenizerFacts | None) -> str:
     tid = facts.id_of(item.token) if facts is not None else None
     if tid is None:
         return f"{item.key}: **not a token** of {where}"
+    if item.role == "template":  # what the model receives: one id, special or not
+        v = facts.vocab
+        kind = "a special token" if item.token in v.special else \
+            "an added token, not special" if item.token in v.added else "a token of the vocabulary, not special"
+        return f"{item.key} names id {tid} in {where}: {kind}"
     return f"{item.key} names id {tid} in {where}"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from . import (code_action, code_action_resolve, definition, diagnostic, did_change, did_change_configuration, did_change_watched_files,
+from . import (code_action, code_action_resolve, code_lens, definition, diagnostic, did_change, did_change_configuration, did_change_watched_files,
                did_close, did_open, document_symbol, execute_command, hover, idle, initialize, initialized, inlay_hint, references,
                workspace_symbol)
 
@@ -27,5 +27,6 @@ ROUTES = {
     types.WORKSPACE_EXECUTE_COMMAND: (execute_command.handle, execute_command.OPTIONS),
     types.TEXT_DOCUMENT_CODE_ACTION: (code_action.handle, code_action.OPTIONS),
     types.CODE_ACTION_RESOLVE: (code_action_resolve.handle, None),
+    types.TEXT_DOCUMENT_CODE_LENS: (code_lens.handle, code_lens.OPTIONS),
     idle.METHOD: (idle.handle, None),
 }

@@ -1,5 +1,6 @@
 """textDocument/codeAction: quick fixes of findings, the conversion of all merges between
-forms, and source.fixAll.tokenizer-lsp. The edits come from core.fixes (byte offsets);
+forms, moving a chat template between tokenizer_config.json and chat_template.jinja, and
+source.fixAll.tokenizer-lsp. The edits come from core.fixes (byte offsets);
 here they become ranges of the client's text, offered only when the index was built from
 exactly the text the client has (no edits since), so every range is where it says."""
 
@@ -24,7 +25,7 @@ from .lsp_types import JsonResult
 
 log = logging.getLogger("tokenizer_lsp")
 
-KINDS = [QUICKFIX, REWRITE, FIX_ALL]
+KINDS = [QUICKFIX, REWRITE, FIX_ALL, "refactor.move"]  # refactor.move: a chat template's (lsp/chat_actions.py)
 OPTIONS = types.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=True)
 _LEVEL = {"error": 1, "warning": 2, "information": 3, "hint": 4}
 
@@ -171,6 +172,11 @@ async def handle(ls, params: types.CodeActionParams):
                 actions.append(await _action(ls, uri, version, snap, fix, None, lazy))
             except CannotConvert as err:  # computed inline: say why instead
                 actions.append({"title": fix.title, "kind": fix.kind, "disabled": {"reason": str(err)}})
+    if start is not None and _wanted("refactor.move", only):
+        from ..chat_actions import chat_template_actions
+
+        end = snap.offset_at((r.end.line, r.end.character))
+        actions.extend(chat_template_actions(ls, uri, version, snap, start, end if end is not None else start))
     if only and _wanted(FIX_ALL, only) and any(getattr(k, "value", k).startswith("source") for k in only):
         edits = safe_fixes(idx)
         if edits:

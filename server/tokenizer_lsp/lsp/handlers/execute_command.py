@@ -22,6 +22,7 @@ COMMANDS = {
     "tokenizer-lsp.diff": "diff",
     "tokenizer-lsp.decodedVocabulary": "decoded_vocabulary",
     "tokenizer-lsp.convertMerges": "convert_merges",
+    "tokenizer-lsp.renderChat": "render_chat",
 }
 
 OPTIONS = types.ExecuteCommandOptions(commands=list(COMMANDS))

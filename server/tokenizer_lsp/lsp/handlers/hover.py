@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from lsprotocol import types
 
-from ...core.model_folder.folder import facts_of_index
+from ...core.model_folder.chat_template_file import FORMAT as TEMPLATE_FORMAT
+from ...core.model_folder.chat_template_hover import (
+    template_at,
+    variable_at,
+    variable_hover,
+)
 from ...core.model_folder.config_queries import describe, named_by, token_piece
+from ...core.model_folder.folder import facts_of_index
 from ...core.pieces import piece_at
 from ..paired import config_context, paired
 from ..render.hover import hover_markdown
@@ -30,6 +37,8 @@ async def handle(ls, params: types.HoverParams) -> types.Hover | None:
     if snap is None:
         return None
     offset = snap.offset_at((params.position.line, params.position.character))
+    if offset is not None and snap.index.format in ("config", TEMPLATE_FORMAT):
+        return await _template_variable(ls, params.text_document.uri, snap, offset)
     piece = piece_at(snap.index, offset) if offset is not None else None
     rng = snap.range_of(piece.start, piece.end) if piece is not None else None
     if rng is None:
@@ -49,6 +58,46 @@ async def _paired_merge_lines(ls, uri: str, snap, piece) -> str:
         return ""
     lines = merge_lines(other[1].index, other[1].navigation, piece)  # its first line is blank: the paragraph's break
     return "\n" + "\n".join(lines) if lines else ""
+
+
+async def _template_variable(ls, uri: str, snap, offset: int) -> types.Hover | None:
+    """A variable of a chat template (`bos_token`, `messages`): what transformers passes."""
+    found = template_at(snap.index.doc, offset)
+    var = variable_at(found[0], found[2]) if found is not None else None
+    if var is None:
+        return None
+    _, offsets, _ = found
+    doc = ls.session.documents.get(uri)
+    path = doc.path if doc is not None else None
+    special = snap.index.doc.special_tokens if snap.index.format == TEMPLATE_FORMAT else \
+        await asyncio.get_running_loop().run_in_executor(None, _config_special_tokens, ls.session, snap.index.doc)
+    tokenizer = await paired(ls, snap, path)
+    facts = facts_of_index(tokenizer[1].index) if tokenizer is not None else None
+    where = facts.name if facts is not None else "the tokenizer"
+    markdown = variable_hover(var[2], special or {}, facts.id_of if facts is not None else (lambda t: None), where)
+    rng = snap.range_of(offsets[var[0]], offsets[var[1]]) if markdown is not None else None
+    return _hover(ls, markdown, rng) if rng is not None else None
+
+
+def _config_special_tokens(session, doc) -> dict[str, str]:
+    """The special tokens a template of this tokenizer_config.json receives (with the
+    special_tokens_map.json beside it: the editor's text when open)."""
+    import os
+
+    import orjson
+
+    from ...core.chat.source import special_tokens
+
+    other = os.path.join(os.path.dirname(os.path.abspath(doc.path or "")), "special_tokens_map.json")
+    data = session.open_text(other)
+    try:
+        if data is None and os.path.isfile(other):
+            with open(other, "rb") as f:
+                data = f.read()
+        special_map = orjson.loads(data) if data is not None else None
+    except (OSError, orjson.JSONDecodeError):
+        special_map = None
+    return special_tokens(doc.obj if isinstance(doc.obj, dict) else {}, special_map)
 
 
 def config_hover(item, tokenizer, navigation=None) -> str:

@@ -1,7 +1,8 @@
 """Folder re-checks: the files beside a changed one checked again against it.
 
-A merges file is checked against the vocab.json beside it, a model config file against the
-tokenizer file and the other configs of its folder; config files that are not open are
+A merges file is checked against the vocab.json beside it, a model config file and a chat
+template file (chat_template.jinja, additional_chat_templates/*.jinja) against the tokenizer
+file and the configs of its folder; config files that are not open are
 checked too and published on their own URIs (push clients). Every keystroke in a
 tokenizer.json lands here: checking the folder's configs against it each time cost 1 s per
 edit on qwen3, so a tokenizer's edits are re-checked once they settle (a newer edit
@@ -15,6 +16,7 @@ import logging
 import os
 from collections.abc import Callable
 
+from ...core.detect import chat_template_folder, is_chat_template_name
 from ...core.files import VOCAB_NAMES
 from ...core.model_folder.config_doc import is_config_name
 from ...core.model_folder.folder import TOKENIZER_NAMES
@@ -69,6 +71,9 @@ class FolderChecks:
         self._timers.pop(folder, None)
         for doc in self.session.beside(path):
             if is_config_name(doc.path):
+                self.reindex(doc)
+        for doc in list(self.session.documents.values()):  # its special tokens, ids, stop ids
+            if is_chat_template_name(doc.path) and chat_template_folder(doc.path) == folder:
                 self.reindex(doc)
         if not self.session.capabilities.pull_diagnostics:  # a pulling client asks for open files only
             self._publishing += 1  # counted before the task starts: never a gap seen as idle
