@@ -162,3 +162,27 @@ def test_usage_errors_exit_2(tmp_path):
     assert cli("render", tmp_path / "absent").returncode == 2
     assert cli("render", CORPUS / "qwen3", "--set", "x").returncode == 2
     assert cli("render", CORPUS / "qwen3", "--now", "yesterday").returncode == 2
+
+
+def test_a_jinja_saved_with_crlf_renders_as_transformers_reads_it(tmp_path):
+    """transformers reads chat_template.jinja with universal newlines: \\r\\n renders as \\n."""
+    base = corpus_file("qwen3/tokenizer.json").parent
+    config = json.loads((base / "tokenizer_config.json").read_text())
+    template = config.pop("chat_template")
+    folder = oracle.folder_with(tmp_path, base, {"tokenizer_config.json": json.dumps(config)})
+    (tmp_path / "model" / "chat_template.jinja").write_bytes(template.replace("\n", "\r\n").encode())
+    got = cli("render", folder)
+    assert got.returncode == 0 and got.stdout.decode() == oracle.apply(folder, sample(), tokenize=False)
+    # a finding in the CRLF file sits on its characters: `{% endfor` unclosed on its line
+    broken = template.replace("{%- endfor %}", "{%- endfor", 1).replace("\n", "\r\n")
+    (tmp_path / "model" / "chat_template.jinja").write_bytes(broken.encode())
+    p = cli("check", "--format", "json", "--severity", "unreachable-token=off", tmp_path / "model" / "chat_template.jinja")
+    rows = [r for r in orjson.loads(p.stdout) if r["code"] == "chat-template-syntax"]
+    import jinja2
+    from transformers.utils.chat_template_utils import _compile_jinja_template
+
+    with pytest.raises(jinja2.TemplateSyntaxError) as e:
+        _compile_jinja_template(broken.replace("\r\n", "\n"))
+    assert len(rows) == 1 and rows[0]["range"]["start"]["line"] == e.value.lineno - 1
+    line = broken.split("\r\n")[e.value.lineno - 1]
+    assert rows[0]["range"]["end"]["character"] <= len(line)

@@ -107,6 +107,8 @@ def render_object(path: str, request: dict, *, ids: bool = True, template: str |
     except (SourceError, NoTemplate) as e:
         raise RenderFailure(str(e) if isinstance(e, SourceError) else f"{path}: {e}", 2) from e
     edited = (overrides or {}).get(os.path.abspath(place.path))
+    if edited is not None and place.key is None:  # a .jinja file: read as transformers reads it
+        edited = edited.replace("\r\n", "\n").replace("\r", "\n")
     if edited is not None and place.key in (None, "chat_template"):
         place = dataclasses.replace(place, text=edited)
     try:

@@ -86,13 +86,26 @@ def _to_bytes(findings: list[TemplateFinding], offsets: list[int], in_json: bool
 
 
 def _char_offsets(data: bytes, base: int = 0) -> tuple[str, list[int]]:
-    text = data.decode("utf-8", "replace")
-    offsets, at = [], base
-    for ch in text:
+    """A .jinja file's text as transformers reads it (universal newlines: \r\n and \r become
+    \n) and the byte offset in the file of each of its characters, and of its end."""
+    raw = data.decode("utf-8", "replace")
+    chars, offsets, at = [], [], base
+    k = 0
+    while k < len(raw):
+        ch = raw[k]
         offsets.append(at)
-        at += len(ch.encode("utf-8", "surrogatepass"))
+        if ch == "\r":
+            chars.append("\n")
+            if k + 1 < len(raw) and raw[k + 1] == "\n":
+                at += 1
+                k += 1
+            at += 1
+        else:
+            chars.append(ch)
+            at += len(ch.encode("utf-8", "surrogatepass"))
+        k += 1
     offsets.append(at)
-    return text, offsets
+    return "".join(chars), offsets
 
 
 def config_template_findings(doc, ctx: ChatContext) -> list[Finding]:

@@ -52,7 +52,9 @@ class NoTemplate(LookupError):
 
 def _read_text(path: str) -> str | None:
     try:
-        with open(path, encoding="utf-8", newline="") as f:  # exactly as written: \r\n kept
+        # universal newlines, as transformers reads chat_template.jinja (`open(..., encoding=
+        # "utf-8")`): a template saved with \r\n renders with \n there, so here too
+        with open(path, encoding="utf-8") as f:
             return f.read()
     except (OSError, UnicodeDecodeError):
         return None

@@ -107,7 +107,7 @@ def open_source(path: str) -> ChatSource:
     elif path.endswith(".jinja"):
         folder = model_folder_of(path)
         try:
-            with open(path, encoding="utf-8", newline="") as f:
+            with open(path, encoding="utf-8") as f:  # universal newlines, as transformers reads it
                 text = f.read()
         except (OSError, UnicodeDecodeError) as e:
             raise SourceError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from e
