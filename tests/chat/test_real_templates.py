@@ -64,3 +64,37 @@ def test_checks_run_on_real_templates(path):
     ctx = ChatContext(SPECIAL, {"<s>": 1, "</s>": 2}, {2: "eos_token"}, None)
     for f in template_findings(template, ctx):
         assert f.code.startswith("chat-template-") and 0 <= f.start <= f.end <= len(template), f
+
+
+@pytest.fixture(scope="module")
+def qwen3_tokenizer():
+    from tests.conftest import corpus_file
+
+    folder = corpus_file("qwen3/tokenizer.json").parent
+    return str(folder), oracle.auto_tokenizer(str(folder))
+
+
+@pytest.mark.parametrize("path", TEMPLATE_PATHS, ids=lambda p: p.stem)
+def test_real_template_ids_are_apply_chat_template(path, qwen3_tokenizer):
+    """The ids of each real template's prompt (sample chat, and the tools chat), encoded with
+    qwen3's tokenizer as `render --ids` encodes (the prompt's reduced BPE), equal to
+    transformers' apply_chat_template(tokenize=True, chat_template=...)."""
+    from tokenizer_lsp.cli.chat_ids import encode_prompt
+    from tokenizer_lsp.core.chat.source import open_source
+
+    folder, tok = qwen3_tokenizer
+    special = open_source(folder).special_tokens
+    template = path.read_text(encoding="utf-8")
+    compared = 0
+    for chat in (sample(), standard_chats()["tools"][1], {**standard_chats()["plain"][1], "add_generation_prompt": True}):
+        chat = {**chat, "bos_token": "<|endoftext|>"}  # qwen3 has none; some templates need one (a variable)
+        kw = {k: v for k, v in chat.items() if k != "messages"}
+        try:
+            want = tok.apply_chat_template(chat["messages"], chat_template=template, tokenize=True,
+                                           return_dict=False, **kw)
+        except Exception:  # noqa: BLE001 - the template refuses this chat (held above)
+            continue
+        text = apply(template, chat, special).text
+        assert encode_prompt(f"{folder}/tokenizer.json", text)["ids"] == list(want)
+        compared += 1
+    assert compared > 0
