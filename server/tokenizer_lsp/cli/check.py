@@ -87,14 +87,14 @@ def run(args) -> int:
 
 
 def _templates_of_folders(given: list[str]) -> list[str]:
-    from ..core.chat.folder_checks import template_files_in
+    from ..core.chat.template_index import template_files_in
 
     return [p for folder in given if os.path.isdir(folder) for p in template_files_in(folder)]
 
 
 def _template_index(path: str):
     """A .jinja chat template: checked against the model folder it stands in."""
-    from ..core.chat.folder_checks import jinja_index
+    from ..core.chat.template_index import jinja_index
 
     try:
         with open(path, "rb") as f:

@@ -67,7 +67,7 @@ class Api:
         read once: the playground serves what was on disk when it started)."""
         cache = self.__dict__.setdefault("_findings_cache", {})
         if path not in cache:
-            from ..core.chat.folder_checks import findings_of_path
+            from ..core.chat.template_index import findings_of_path
 
             try:
                 cache[path] = findings_of_path(path)
