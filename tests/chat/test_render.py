@@ -186,3 +186,25 @@ def test_a_jinja_saved_with_crlf_renders_as_transformers_reads_it(tmp_path):
     assert len(rows) == 1 and rows[0]["range"]["start"]["line"] == e.value.lineno - 1
     line = broken.split("\r\n")[e.value.lineno - 1]
     assert rows[0]["range"]["end"]["character"] <= len(line)
+
+
+def test_a_gguf_renders_and_encodes_as_its_hf_folder(tmp_path):
+    """A GGUF converted from llama3's folder (llama.cpp's gguf writer, as the converter writes
+    it): its template renders the prompt transformers renders from the folder, and --ids
+    matches the special tokens the template writes (llama.cpp's parse_special) and adds none:
+    apply_chat_template(tokenize=True)'s ids."""
+    import shutil
+
+    from tests.gguf_fixtures import converted, write_gguf
+
+    src = corpus_file("llama3/tokenizer.json").parent
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(src / name, folder / name)
+    gguf = write_gguf(tmp_path / "model.gguf", converted(folder))
+    text = cli("render", gguf)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.decode() == oracle.apply(str(folder), sample(), tokenize=False)
+    got = cli("render", gguf, "--ids", "--format", "json")
+    assert orjson.loads(got.stdout)["ids"] == oracle.apply(str(folder), sample(), tokenize=True, return_dict=False)

@@ -60,8 +60,28 @@ def encode_prompt(path: str, text: str) -> dict:
         raise EncodeFailure(f"{path}: cannot read the tokenizer")
     if got is not None:
         plugin, table = got
+        if getattr(table, "format", None) == "gguf":
+            plugin = _GgufPrompt(plugin)
         return tables.encode_result(plugin, table, text, False, os.path.dirname(os.path.abspath(path)))
     return encode(_load(path), text, False, path)
+
+
+class _GgufPrompt:
+    """A GGUF's plug-in encoding a rendered prompt: its special tokens matched, none added
+    (formats/gguf/engine.encode_prompt); `encode(special=False)` would spell them as text."""
+
+    def __init__(self, plugin) -> None:
+        self._plugin = plugin
+
+    def __getattr__(self, name):
+        return getattr(self._plugin, name)
+
+    encode_spans = None
+
+    def encode(self, table, text, special, folder):
+        from ..core.formats.gguf.engine import encode_prompt
+
+        return encode_prompt(table, text)
 
 
 def _load_subset(path: str, text: str):

@@ -210,6 +210,41 @@ export async function commandChecks() {
     return `"${SAMPLE.replace('\t', '\\t')}" in the webview -> ${got.length} tokens equal to tokenizers'; a click on Hello moved the cursor to its entry (${line}, line ${wantLine})`;
   });
 
+  // The chat template of a model folder (issue 31): the code lens over tokenizer_config.json's
+  // chat_template says it renders, and its Preview opens the playground in chat mode on that
+  // folder, whose ids are transformers' apply_chat_template of the chat the page shows.
+  await check('chat-template-lens', async () => {
+    const tok = workspaceCopy('qwen3/tokenizer.json', 'chat/tokenizer.json');
+    const cfg = workspaceCopy('qwen3/tokenizer_config.json', 'chat/tokenizer_config.json');
+    if (!tok || !cfg) fail(`no corpus qwen3 folder under ${CORPUS}`);
+    await ensureServer();
+    await runCommand('View: Close All Editors');
+    await openFile(cfg.rel);
+    const lens = page.locator('.codelens-decoration a');
+    const texts = await until(async () => {
+      const t = await lens.allInnerTexts().catch(() => []);
+      return t.some((x) => x.includes('Preview')) ? t : null;
+    }, WAIT_SERVER_MS, 500);
+    if (!texts.some((x) => /^renders/.test(x.trim()))) fail(`the lens does not say the template renders: ${JSON.stringify(texts)}`);
+    await lens.filter({ hasText: 'Preview' }).first().click();
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    const column = frame.locator('#chat-view .column[data-tokenizer="0"]');
+    await column.waitFor({ timeout: WAIT_SERVER_MS });
+    await until(async () => (await column.getAttribute('data-current')) === 'true', WAIT_SERVER_MS, 300);
+    const messages = await frame.locator('#chat-view .message').evaluateAll((rows) => rows.map((r) => ({
+      role: r.querySelector('select').value, content: r.querySelector('textarea').value })));
+    const got = await column.locator('.tokens [data-token-id]').evaluateAll((els) => els.map((e) => Number(e.dataset.tokenId)));
+    const want = python(
+      'import json, sys; from transformers import AutoTokenizer; t = AutoTokenizer.from_pretrained(sys.argv[1]); '
+      + 'r = t.apply_chat_template(json.loads(sys.argv[2]), tokenize=True, add_generation_prompt=True); '
+      + 'print(json.dumps(list(r["input_ids"] if hasattr(r, "keys") else r)))',
+      path.dirname(cfg.file), JSON.stringify(messages),
+    );
+    await shot('chat-template-lens');
+    if (JSON.stringify(got) !== JSON.stringify(want)) fail(`the preview's ids ${JSON.stringify(got)} differ from apply_chat_template's ${JSON.stringify(want)}`);
+    return `lens ${JSON.stringify(texts)}; Preview: ${messages.length} messages -> ${got.length} ids equal to transformers' apply_chat_template`;
+  });
+
   // 20 (before 18: gemma3's first open). Progress while a 33 MB file is indexed: VS Code shows
   // the server's $/progress in the status bar ("Indexing gemma3/tokenizer.json: parsing")
   await check('progress-gemma3', async () => {

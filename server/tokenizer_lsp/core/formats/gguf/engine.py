@@ -60,6 +60,18 @@ def encode(table: TokenTable, text: str, special: bool) -> list[int]:
     return ids
 
 
+def encode_prompt(table: TokenTable, text: str) -> list[int]:
+    """A rendered chat prompt's ids: special tokens written in it are matched (llama.cpp's
+    parse_special, as its server tokenizes a templated prompt, and as transformers matches a
+    GGUF's special tokens), and nothing is added (the template writes the BOS)."""
+    with _LOCK:
+        engine = _CACHE.get(id(table))
+        if engine is None:
+            engine = _CACHE[id(table)] = _build(table)
+            weakref.finalize(table, _CACHE.pop, id(table), None)
+    return engine(text, True)
+
+
 def _default_add_bos(table: TokenTable) -> bool:
     model = table.meta.get("model_type")
     if model in ("llama", "bert"):
