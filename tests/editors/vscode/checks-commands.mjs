@@ -207,6 +207,8 @@ export async function commandChecks() {
       const pos = await cursorPosition().catch(() => null);
       return pos && pos.line === wantLine ? pos.text : null;
     }, 30_000, 500);
+    // the webview opened a second editor group: the next checks expect one
+    await runCommand('View: Close All Editor Groups');
     return `"${SAMPLE.replace('\t', '\\t')}" in the webview -> ${got.length} tokens equal to tokenizers'; a click on Hello moved the cursor to its entry (${line}, line ${wantLine})`;
   });
 
@@ -220,11 +222,16 @@ export async function commandChecks() {
     await ensureServer();
     await runCommand('View: Close All Editors');
     await openFile(cfg.rel);
+    // lenses are drawn for the lines on screen: go to the "chat_template" key (found in the file)
+    const keyLine = fs.readFileSync(cfg.file, 'utf8').split('\n').findIndex((l) => l.trimStart().startsWith('"chat_template"')) + 1;
+    if (keyLine < 1) fail('no "chat_template" key in the copied tokenizer_config.json');
+    await gotoLine(keyLine, 1);
     const lens = page.locator('.codelens-decoration a');
     const texts = await until(async () => {
       const t = await lens.allInnerTexts().catch(() => []);
       return t.some((x) => x.includes('Preview')) ? t : null;
     }, WAIT_SERVER_MS, 500);
+    if (!texts) fail('no code lens with "Preview" over chat_template');
     if (!texts.some((x) => /^renders/.test(x.trim()))) fail(`the lens does not say the template renders: ${JSON.stringify(texts)}`);
     await lens.filter({ hasText: 'Preview' }).first().click();
     const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
@@ -242,6 +249,7 @@ export async function commandChecks() {
     );
     await shot('chat-template-lens');
     if (JSON.stringify(got) !== JSON.stringify(want)) fail(`the preview's ids ${JSON.stringify(got)} differ from apply_chat_template's ${JSON.stringify(want)}`);
+    await runCommand('View: Close All Editor Groups');
     return `lens ${JSON.stringify(texts)}; Preview: ${messages.length} messages -> ${got.length} ids equal to transformers' apply_chat_template`;
   });
 
