@@ -81,9 +81,9 @@ def decode(args) -> int | None:
             if args.format == "jsonl":
                 batch.append(_json(row))
             else:
-                line = text_row(row)
-                if row.get("type"):
-                    line += f"  {row['type']}" + (f" {row['score']:g}" if row.get("score") is not None else "")
+                typed = f"  {row['type']}" + (f" {row['score']:g}" if row.get("score") is not None else "") \
+                    if row.get("type") else ""
+                line = text_row(row, typed)
                 batch.append(line.encode("utf-8", "backslashreplace"))  # a lone surrogate: escaped
             if len(batch) >= 4096:
                 out.write(b"\n".join(batch) + b"\n")
