@@ -221,16 +221,15 @@ def stats_of(path: str, unreachable: bool):
     if got is None or got is FAILED:
         return got
     plugin, table = got
-    from ..core.checks.tables import table_findings, table_unreachable
+    from ..core.checks.tables import table_findings, unreachable_stats
 
-    count = None
-    if unreachable:
-        try:
-            found = table_unreachable(table, plugin)
-            count = None if found is None else len(found)
-        except FormatError as e:
-            err(f"{path}: unreachable tokens not counted: {e}")
-    return summary(plugin, table, table_findings(table, plugin, source=False), count)
+    found = table_findings(table, plugin, source=False)
+    try:
+        counted = unreachable_stats(table, plugin, found, unreachable)
+    except FormatError as e:
+        err(f"{path}: unreachable tokens not counted: {e}")
+        counted = {"unreachable": None, "unreachable_not_computed": f"the engine does not load this file ({e})"}
+    return summary(plugin, table, found, counted)
 
 
 # ---- encode ----------------------------------------------------------------------------
