@@ -9,11 +9,13 @@ No wcwidth dependency: unicodedata has the two properties that matter for tokens
 from __future__ import annotations
 
 import unicodedata
+from functools import cache
 
 ELLIPSIS = "\u2026"
 _ZERO = frozenset(("Mn", "Me", "Cf"))  # combining marks, zero-width joiners and marks
 
 
+@cache  # a vocabulary's rows draw on a few thousand characters: each looked up once
 def char_width(ch: str) -> int:
     if ch == "\u00ad":  # SOFT HYPHEN is Cf but drawn as a hyphen
         return 1
@@ -33,7 +35,11 @@ def cell(text: str, columns: int) -> tuple[str, bool]:
     """(`text` padded with spaces to exactly `columns` columns, whether it was cut). Text
     wider than that is cut to what fits before a closing `…` (a double-width character
     that would straddle the edge goes too, and a space keeps the width)."""
-    w = width(text)
+    if text.isascii():  # most rows: a column per character
+        if len(text) <= columns:
+            return text + " " * (columns - len(text)), False
+        return text[:columns - 1] + ELLIPSIS, True
+    w = sum(map(char_width, text))
     if w <= columns:
         return text + " " * (columns - w), False
     room = columns - 1
