@@ -85,7 +85,7 @@ export class TokenizerStatusBar implements vscode.Disposable {
     const cached = this.cache.get(source.toString());
     if (cached && cached.version === version) {
       this.render(source, cached.stats);
-      if (cached.stats.unreachable !== null || this.retries >= MAX_RETRIES) {
+      if (!pending(cached.stats) || this.retries >= MAX_RETRIES) {
         return;
       }
     } else {
@@ -116,7 +116,7 @@ export class TokenizerStatusBar implements vscode.Disposable {
             return;
           }
           this.render(source, stats as Stats);
-          if ((stats as Stats).unreachable === null && this.retries++ < MAX_RETRIES) {
+          if (pending(stats as Stats) && this.retries++ < MAX_RETRIES) {
             this.schedule(RETRY_MS);
           }
         },
@@ -148,7 +148,8 @@ export class TokenizerStatusBar implements vscode.Disposable {
     if (fragments !== undefined) {
       parts.push(`${digits(fragments)} fragments`);
     }
-    if ('unreachable' in stats) {
+    const notComputed = typeof stats.unreachable_not_computed === 'string' ? stats.unreachable_not_computed : undefined;
+    if ('unreachable' in stats && notComputed === undefined) {
       const unreachable = count(stats.unreachable);
       parts.push(unreachable === undefined ? '$(sync~spin) unreachable' : `${digits(unreachable)} unreachable`);
     }
@@ -159,7 +160,7 @@ export class TokenizerStatusBar implements vscode.Disposable {
       ['model type', model],
       [tiktoken ? 'ranks' : 'vocab size', size === undefined ? '-' : digits(size)],
       ['UTF-8 fragments', fragments === undefined ? '-' : digits(fragments)],
-      ['unreachable tokens', stats.unreachable === null ? 'being computed' : count(stats.unreachable) === undefined ? '-' : digits(count(stats.unreachable)!)],
+      ['unreachable tokens', notComputed !== undefined ? `not computed: ${notComputed}` : stats.unreachable === null ? 'being computed' : count(stats.unreachable) === undefined ? '-' : digits(count(stats.unreachable)!)],
     ];
     const tooltip = new vscode.MarkdownString(
       `**Tokenizer stats**\n\n| | |\n|---|---|\n${rows.map(([k, v]) => `| ${k} | ${v.replace(/\|/g, '\\|')} |`).join('\n')}\n\nClick for all the stats.`,
@@ -169,4 +170,9 @@ export class TokenizerStatusBar implements vscode.Disposable {
     this.item.command = { title: 'Show tokenizer stats', command: 'tokenizerLsp.showStats', arguments: [source] };
     this.item.show();
   }
+}
+
+/** The server is still computing the unreachable tokens (null without a reason why not). */
+function pending(stats: Stats): boolean {
+  return stats.unreachable === null && typeof stats.unreachable_not_computed !== 'string';
 }

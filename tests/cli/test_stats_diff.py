@@ -383,14 +383,16 @@ def test_decoded_rows_show_text_as_visible_text_does(rel):
     """The decoded view's rows (shared with `decode`) take a shortcut for printable text: the
     same as visible_text's escaping, row by row."""
     from tokenizer_lsp.core.decoded_listing import text_row
+    from tokenizer_lsp.core.decoding.columns import cell
     from tokenizer_lsp.core.decoding.display import visible_text
     from tokenizer_lsp.core.decoded_listing import decoded_rows
     from tokenizer_lsp.core.files import index_file
 
+    # (the columns' widths are test_column_widths.py's: here, the text in them)
     for row in decoded_rows(index_file(str(corpus_file(rel)))):
         shown = visible_text(bytes.fromhex(row["bytes"]))
         stored = json.dumps(row["token"], ensure_ascii=False)
-        assert text_row(row)[9:].startswith(f"{stored:<20} {shown:<16} "), row
+        assert text_row(row)[9:].startswith(f"{cell(stored, 20)[0]} {cell(shown, 16)[0]} "), row
 
 
 # ---- LSP commands ------------------------------------------------------------------------

@@ -255,7 +255,7 @@ def test_decoded_view_rows_are_decodes_and_follow_the_file(tmp_path):
     rows = text.split("\n")[2:-1]
     assert len(rows) == n == len(table.rows)
     for row, want in zip(rows, decoded_rows(plugin, table)):
-        assert row == text_row(want) + f", {want['type']}"
+        assert row == text_row(want, f", {want['type']}")
     idx = build_index(text.encode(), str(path) + " (decoded)")
     at = text.encode().index(b'"<s>"')
     assert idx.token_at(at + 1) is not None

@@ -57,8 +57,13 @@ def run(args) -> int:
             malformed = say_malformed_lines(path, idx, "stats")
             broken = broken or malformed
             # tiktoken refuses such a file: no engine to count with (and that was just said)
-            unreachable = None if args.no_unreachable or malformed else _unreachable(path, args.pattern)
-            results.append((path, summarize(idx, unreachable)))
+            if args.no_unreachable:
+                unreachable, why = None, "--no-unreachable"
+            elif malformed:
+                unreachable, why = None, "tiktoken does not load a file with malformed lines"
+            else:
+                unreachable, why = _unreachable(path, args.pattern)
+            results.append((path, summarize(idx, unreachable, why)))
     if args.format == "json":
         sys.stdout.write(orjson.dumps([{"path": p, **s} for p, s in results], option=orjson.OPT_INDENT_2).decode()
                          + "\n")
@@ -68,15 +73,17 @@ def run(args) -> int:
     return exit_status(failed, broken)
 
 
-def _unreachable(path: str, pattern: str | None = None) -> int | None:
-    """How many vocab tokens the tokenizer never produces (None: it cannot be told here:
-    the file does not load, its tiktoken pattern is unknown, or the model is not BPE)."""
+def _unreachable(path: str, pattern: str | None = None) -> tuple[int | None, str | None]:
+    """(how many vocab tokens the tokenizer never produces, None) or (None, why it cannot
+    be told here: the file does not load, its tiktoken pattern is unknown)."""
     # imports the engines: only when asked
     from ..core.behaviour.loaded import LoadError
     from ..core.behaviour.reachability_cache import unreachable_of_file
 
     try:
-        return len(unreachable_of_file(path, pattern))
+        return len(unreachable_of_file(path, pattern)), None
     except (LoadError, OSError) as e:
         _err(f"{path}: unreachable tokens not counted: {e}")
-        return None
+        if "--pattern" in str(e):
+            return None, "the file's split pattern is unknown (give it with --pattern REGEX)"
+        return None, "the tokenizer does not load (the error is on stderr)"

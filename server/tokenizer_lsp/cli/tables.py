@@ -81,9 +81,9 @@ def decode(args) -> int | None:
             if args.format == "jsonl":
                 batch.append(_json(row))
             else:
-                line = text_row(row)
-                if row.get("type"):
-                    line += f"  {row['type']}" + (f" {row['score']:g}" if row.get("score") is not None else "")
+                typed = f"  {row['type']}" + (f" {row['score']:g}" if row.get("score") is not None else "") \
+                    if row.get("type") else ""
+                line = text_row(row, typed)
                 batch.append(line.encode("utf-8", "backslashreplace"))  # a lone surrogate: escaped
             if len(batch) >= 4096:
                 out.write(b"\n".join(batch) + b"\n")
@@ -221,16 +221,15 @@ def stats_of(path: str, unreachable: bool):
     if got is None or got is FAILED:
         return got
     plugin, table = got
-    from ..core.checks.tables import table_findings, table_unreachable
+    from ..core.checks.tables import table_findings, unreachable_stats
 
-    count = None
-    if unreachable:
-        try:
-            found = table_unreachable(table, plugin)
-            count = None if found is None else len(found)
-        except FormatError as e:
-            err(f"{path}: unreachable tokens not counted: {e}")
-    return summary(plugin, table, table_findings(table, plugin, source=False), count)
+    found = table_findings(table, plugin, source=False)
+    try:
+        counted = unreachable_stats(table, plugin, found, unreachable)
+    except FormatError as e:
+        err(f"{path}: unreachable tokens not counted: {e}")
+        counted = {"unreachable": None, "unreachable_not_computed": f"the engine does not load this file ({e})"}
+    return summary(plugin, table, found, counted)
 
 
 # ---- encode ----------------------------------------------------------------------------

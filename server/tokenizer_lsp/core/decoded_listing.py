@@ -15,6 +15,7 @@ from itertools import chain
 import orjson
 
 from .compact_vocab import CompactTokens, unwrapped
+from .decoding.columns import ELLIPSIS, cell
 from .decoding.display import visible_text
 from .decoding.tokens import decode_token
 from .model import RenamedTokens
@@ -32,8 +33,22 @@ def entries(tokens: Mapping[str, int]) -> Iterable[tuple[str, int]]:
     return tokens.items()
 
 
-def text_row(row: dict) -> str:
-    """One row of `decode`'s text output, from a row of `decode --format jsonl`."""
+# column widths of `decode`'s text rows (display columns); the decoded view's header names them
+STORED_COLUMNS, TEXT_COLUMNS, HEX_COLUMNS = 20, 16, 24
+_HEX_BYTES = 7  # bytes shown in the hex column when they do not all fit ("3C 7C … " = 23 columns)
+
+
+def text_row(row: dict, extra: str = "") -> str:
+    """One row of `decode`'s text output, from a row of `decode --format jsonl`; `extra`
+    goes after the kind (the decoded view's piece type)."""
+    return text_row_and_stored(row, extra)[0]
+
+
+def text_row_and_stored(row: dict, extra: str = "") -> tuple[str, int]:
+    """(the row, the index in it of the whole stored form). Every column keeps its width in
+    a terminal (double-width CJK counts two): a stored form or text wider than its column
+    is cut with `…`, and the whole stored form then ends the row, so a long special token
+    is still there in full (and findable) without pushing the columns after it."""
     data = bytes.fromhex(row["bytes"])
     stored = orjson.dumps(row["token"]).decode()
     text = row["text"]
@@ -42,9 +57,16 @@ def text_row(row: dict) -> str:
     shown = text.replace(" ", "\u2423") if text is not None and text.isprintable() and "\\" not in text \
         else visible_text(data)
     hexed = data.hex(" ").upper()
+    if len(hexed) > HEX_COLUMNS:
+        hexed = data[:_HEX_BYTES].hex(" ").upper() + " " + ELLIPSIS
     tail = row["kind"] if row["utf8"] == "valid" else f"{row['kind']}, {row['utf8']} UTF-8"
     tid = "-" if row["id"] is None else str(row["id"])
-    return f"{tid:>7}  {stored:<20} {shown:<16} {hexed:<24} {tail}"
+    stored_cell, cut = cell(stored, STORED_COLUMNS)
+    head = f"{tid:>7}  "
+    line = f"{head}{stored_cell} {cell(shown, TEXT_COLUMNS)[0]} {hexed:<{HEX_COLUMNS}} {tail}{extra}"
+    if not cut:
+        return line, len(head)
+    return f"{line}  {stored}", len(line) + 2
 
 
 def listing(idx) -> tuple[str, int]:

@@ -17,7 +17,8 @@ import base64
 import re
 from bisect import bisect_right
 
-from ..decoding.display import hex_head, visible_text
+from ..decoding.columns import ELLIPSIS, cell
+from ..decoding.display import hex_bytes, visible_text
 from ..decoding.tokens import decode_token
 from ..decoding.utf8 import Utf8Kind, classify
 from .loaded import LoadedTokenizer, TokenDecoding
@@ -173,7 +174,9 @@ def _row(tid: int, token: str, data: bytes, start: int, end: int) -> dict:
 
 def render_text(result: dict, text: str) -> str:
     """One line per token (id, decoded text with invisibles escaped, stored form, bytes, the
-    span of the input), a header line and a footer line."""
+    span of the input), a header line and a footer line. Columns keep their width in a
+    terminal (double-width CJK counts two); a text or stored form wider than its column is
+    cut with `…`, and the whole stored form then ends the line."""
     import orjson
 
     lines = [f"{'id':>8}  {'text':<18} {'token':<22} {'bytes':<24} chars"]
@@ -183,10 +186,11 @@ def render_text(result: dict, text: str) -> str:
             stored = orjson.dumps(t["token"]).decode()
         except TypeError:  # a lone surrogate in a stored form
             stored = repr(t["token"])
-        lines.append(f"{t['id']:>8}  {visible_text(data):<18} {stored:<22} {hex_head(data, 8):<24} "
-                     f"{t['start']}-{t['end']}")
+        stored_cell, cut = cell(stored, 22)
+        hexed = hex_bytes(data) if len(data) <= 8 else f"{hex_bytes(data[:7])} {ELLIPSIS}"
+        line = f"{t['id']:>8}  {cell(visible_text(data), 18)[0]} {stored_cell} {hexed:<24} {t['start']}-{t['end']}"
+        lines.append(f"{line}  {stored}" if cut else line)
     n = len(result["ids"])
     lines.append(f"{n} token{'s' if n != 1 else ''} for {len(text)} character{'s' if len(text) != 1 else ''}")
     lines.extend(result.get("notes", ()))
     return "\n".join(lines)
-

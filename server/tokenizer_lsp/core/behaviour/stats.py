@@ -3,7 +3,9 @@
 Everything here comes from the parsed vocabulary and the findings already made
 (fragments are the `utf8-fragment` findings); nothing loads an engine. The number of
 unreachable tokens is the caller's: the command line computes it in-process, the server
-passes the count of the findings it holds (None until they are known).
+passes the count of the findings it holds (None until they are known); where there is none,
+`unreachable_not_computed` says why. A format plug-in's table open in the server gets the
+keys the command line gives for it (table_stats.py).
 """
 
 from __future__ import annotations
@@ -22,14 +24,48 @@ LONGEST = 10  # longest tokens listed
 _cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # index -> what never changes for it
 
 
-def summarize(idx, unreachable: int | None = None) -> dict:
-    """The stats of a DocumentIndex as plain JSON data (snake_case keys)."""
+# models unreachable-token does not cover (INTERFACE: BPE only): check reports none for them
+_NOT_TESTED_MODELS = ("WordPiece", "WordLevel", "Unigram")
+
+
+def summarize(idx, unreachable: int | None = None, why: str | None = None) -> dict:
+    """The stats of a DocumentIndex as plain JSON data (snake_case keys). `why`: the reason
+    `unreachable` is None, said after "not computed"."""
     v = idx.vocab
+    doc = idx.doc
+    if getattr(doc, "table", None) is not None and getattr(doc, "plugin", None) is not None:
+        return _table_summary(idx, doc, unreachable, why)
     base = _cache.get(idx)
     if base is None:
         base = _summary(idx, v) if v is not None else _empty(idx)
         _cache[idx] = base
-    return {**base, "unreachable": unreachable}
+    if base["model_type"] in _NOT_TESTED_MODELS and base["format"] == "tokenizer.json":
+        # check finds none in such a model because it does not look, not because there are none
+        unreachable, why = None, f"`check` tests BPE models only, and this one is {base['model_type']}"
+    out = {**base, "unreachable": unreachable}
+    if unreachable is None and why:
+        out["unreachable_not_computed"] = why
+    return out
+
+
+def _table_summary(idx, doc, unreachable: int | None, why: str | None) -> dict:
+    """A format plug-in's table open in the server: the keys `stats` gives for the file
+    (table_stats.summary), so the editor and the command line say the same; a count the
+    server does not hold is check's rule read off the findings, or not computed and why."""
+    from ..checks.tables import unreachable_stats
+    from .table_stats import summary
+
+    base = _cache.get(idx)
+    if base is None:
+        base = summary(doc.plugin, doc.table, idx.findings, None)
+        _cache[idx] = base
+    if unreachable is not None:
+        counted = {"unreachable": unreachable}
+    else:
+        counted = unreachable_stats(doc.table, doc.plugin, idx.findings, count=False, skipped=why)
+        if counted.get("unreachable_not_computed") is None:
+            counted.pop("unreachable_not_computed", None)  # being computed: no reason yet
+    return {**{k: v for k, v in base.items() if not k.startswith("unreachable")}, **counted}
 
 
 def _empty(idx) -> dict:
@@ -111,23 +147,28 @@ def render(stats: dict, path: str | None = None) -> str:
     """The summary as aligned text: what the file is first, then sizes, then details."""
     n = _num
     rows: list[tuple[str, str]] = []
-    what = [stats["format"]]
-    if stats.get("model_type"):
-        what.append(stats["model_type"])
-    if stats.get("byte_level_style"):
-        what.append(stats["byte_level_style"])
+    what: list[str] = []
+    for part in (stats["format"], stats.get("model_type"), stats.get("byte_level_style")):
+        # a .model is "sentencepiece" in style too, a vocab.txt "wordpiece" in model and style: once
+        if part and part.lower() not in (w.lower() for w in what):
+            what.append(part)
     rows.append(("format", ", ".join(what)))
     size = n(stats["vocab_size"]) if stats["vocab_size"] is not None else \
         "none: no vocab.json or encoder.json beside this merges file"
     if stats["vocab_size_with_added"] != stats["vocab_size"]:
         size += f" ({n(stats['vocab_size_with_added'])} with added tokens)"
+    elif stats.get("vocab_entries_used") is not None:  # tekken: the specials, then the entries it uses
+        size += (f" ({n(stats['special_tokens'])} special + {n(stats['vocab_entries_used'])} of the "
+                 f"file's {n(stats['vocab_entries_in_file'])} vocab entries)")
     rows.append(("vocab size", size))
     if stats["merges"] is not None:
         rows.append(("merges", n(stats["merges"])))
-    if stats["added_tokens"] or stats["special_tokens"]:
+    if stats["added_tokens"]:
         added = (f"{n(stats['added_tokens'])} ({n(stats['special_tokens'])} special, "
                  f"{n(stats['added_tokens_outside_vocab'])} outside the vocab)")
         rows.append(("added tokens", added))
+    elif stats["special_tokens"]:  # a file without added tokens (.model, tekken, GGUF): its own specials
+        rows.append(("special tokens", n(stats["special_tokens"]) + _specials_detail(stats)))
     if stats["id_range"] is not None:
         lo, hi = stats["id_range"]
         gaps = stats["id_gaps"]
@@ -135,8 +176,7 @@ def render(stats: dict, path: str | None = None) -> str:
                 if gaps["ranges"] else ", no gaps")
         rows.append(("ids", f"{lo}..{hi}{tail}"))
     rows.append(("fragments", f"{n(stats['fragments'])} (tokens whose bytes are not valid UTF-8)"))
-    u = stats.get("unreachable")
-    rows.append(("unreachable", "not computed" if u is None else f"{n(u)} (tokens the tokenizer never produces)"))
+    rows.append(("unreachable", _unreachable_text(stats)))
     width = max(len(k) for k, _ in rows)
     out = [f"{path}" if path else None]
     out += [f"  {k:<{width}}  {val}" for k, val in rows]
@@ -153,6 +193,28 @@ def render(stats: dict, path: str | None = None) -> str:
             text = t["text"] if len(t["text"]) <= 48 else t["text"][:47] + "…"
             out.append(f"    {t['bytes']:>4} bytes  id {t['id']:<8} {text}")
     return "\n".join(line for line in out if line is not None)
+
+
+def _specials_detail(stats: dict) -> str:
+    """What a format's special tokens are, where it says (tekken: control tokens numbered
+    before the vocabulary, as mistral-common's Tekkenizer numbers them)."""
+    ids = stats.get("special_ids")
+    if ids is None:
+        return ""
+    n = _num
+    control = stats.get("control_tokens")
+    what = "control tokens" if control == stats["special_tokens"] else f"{n(control)} of them control tokens"
+    named, fillers = stats.get("named_special_tokens"), stats.get("filler_special_tokens")
+    names = f": {n(named)} named, {n(fillers)} <SPECIAL_n> fillers" if fillers else ""
+    return f" ({what} at ids {ids[0]}..{ids[1]}, before the vocabulary{names})"
+
+
+def _unreachable_text(stats: dict) -> str:
+    u = stats.get("unreachable")
+    if u is not None:
+        return f"{_num(u)} ({stats.get('unreachable_what') or 'tokens the tokenizer never produces'})"
+    why = stats.get("unreachable_not_computed")
+    return f"not computed: {why}" if why else "not computed"
 
 
 def _buckets(histogram: dict) -> list[tuple[str, int]]:

@@ -9,8 +9,11 @@ from collections import Counter
 from ..formats.table import TableFinding, TokenTable
 
 
-def summary(plugin, table: TokenTable, findings: list[TableFinding], unreachable: int | None) -> dict:
-    """stats' keys (core/behaviour/stats.py) for a table, plus its piece types and metadata."""
+def summary(plugin, table: TokenTable, findings: list[TableFinding], unreachable: dict | int | None) -> dict:
+    """stats' keys (core/behaviour/stats.py) for a table, plus its piece types and metadata;
+    `unreachable`: the count, or core/checks/tables.unreachable_stats' keys (the count, what
+    it counts, or why there is none)."""
+    counted = unreachable if isinstance(unreachable, dict) else {"unreachable": unreachable}
     from ..decoding.display import visible_text
     from .stats import LONGEST, _gaps
 
@@ -41,11 +44,13 @@ def summary(plugin, table: TokenTable, findings: list[TableFinding], unreachable
         "piece_types": dict(types) if types else None,
         "scores": any(r.score is not None for r in rows),
         "meta": meta,
-        "unreachable": unreachable,
+        **counted,
+        # what the format's own library says its numbers are (tekken: control tokens, entries used)
+        **(plugin.stats_extra(table) if hasattr(plugin, "stats_extra") else {}),
     }
 
 
-def render_stats(s: dict, path: str) -> str:
+def render_stats(s: dict, path: str | None) -> str:
     from .stats import render
 
     text = render(s, path)

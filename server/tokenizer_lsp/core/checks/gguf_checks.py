@@ -17,6 +17,9 @@ from ..formats.gguf.rows import K
 from ..formats.table import TableFinding, TokenTable
 from . import _q
 
+# stats says this where it would give the unreachable count (GGUF has no unreachable-token test)
+UNREACHABLE_NOT_TESTED = "`check` has no unreachable-token test for GGUF files"
+
 # which token types a special id may name (llama.cpp's converter writes these; pad is often
 # eos or an ordinary token, so it is only checked for range)
 _ALLOWED = {"bos": ("CONTROL", "USER_DEFINED"), "eos": ("CONTROL", "USER_DEFINED"),

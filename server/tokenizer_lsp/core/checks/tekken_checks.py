@@ -16,6 +16,8 @@ from ..formats.table import TableFinding
 from ..formats.tekken.read import NAMED_SPECIALS
 from . import _q
 
+# stats says this where it would give the unreachable count (tekken has no unreachable-token test)
+UNREACHABLE_NOT_TESTED = "`check` has no unreachable-token test for tekken files"
 MAX_PER_CODE = 200  # a file with every rank shifted gets the first ones and a count, not 131k
 
 

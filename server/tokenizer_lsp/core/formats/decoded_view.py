@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import orjson
 
-from ..decoded_listing import text_row
+from ..decoded_listing import text_row_and_stored
 from ..decoding.utf8 import classify
 from . import registry
 from .table import TokenTable
@@ -45,14 +45,13 @@ def rows_and_spans(plugin, table: TokenTable, path: str) -> tuple[str, int, list
     for row in table.rows:
         utf8 = classify(row.data)
         token = row.token if _dumps_ok(row.token) else row.token.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-        line = text_row({"id": row.id, "token": token, "bytes": row.data.hex(),
-                         "text": row.data.decode("utf-8") if utf8.value == "valid" else None,
-                         "utf8": utf8.value, "kind": _kind(plugin, table, row)})
-        if row.type is not None:
-            line += f", {row.type}"
-        stored = len(orjson.dumps(token))
-        start = at + len(f"{row.id:>7}  ")
-        spans.append((start, start + stored))
+        line, k = text_row_and_stored({"id": row.id, "token": token, "bytes": row.data.hex(),
+                                       "text": row.data.decode("utf-8") if utf8.value == "valid" else None,
+                                       "utf8": utf8.value, "kind": _kind(plugin, table, row)},
+                                      f", {row.type}" if row.type is not None else "")
+        # the span is the whole stored form (at the row's end when its column shows it cut)
+        start = at + len(line[:k].encode("utf-8", "surrogatepass"))
+        spans.append((start, start + len(orjson.dumps(token))))
         line += "\n"
         parts.append(line)
         at += len(line.encode("utf-8", "surrogatepass"))

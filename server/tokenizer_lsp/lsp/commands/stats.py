@@ -11,13 +11,18 @@ from __future__ import annotations
 import asyncio
 
 from ...core.behaviour.stats import render, summarize
+from ...core.behaviour.table_stats import render_stats
 from . import open_tokenizer
 
 
 async def run(ls, arguments: list):
     doc, idx, version = await open_tokenizer(ls, arguments, "tokenizer-lsp.stats")
-    stats = await asyncio.to_thread(summarize, idx, unreachable_count(ls.scheduler.unreachable, doc))
-    return {**stats, "version": version, "text": render(stats)}
+    job = ls.scheduler.unreachable
+    count = unreachable_count(job, doc)
+    stats = await asyncio.to_thread(summarize, idx, count, None if count is not None else unreachable_why(job, idx))
+    # a plug-in's table (tekken, vocab.txt, a .model or GGUF view) as `stats` prints it, settings too
+    text = render_stats(stats, None) if "piece_types" in stats else render(stats)
+    return {**stats, "version": version, "text": text}
 
 
 def unreachable_count(job, doc) -> int | None:
@@ -26,3 +31,15 @@ def unreachable_count(job, doc) -> int | None:
     None until one is."""
     held = job.of(doc).entries
     return len(held) if isinstance(held, list) else None
+
+
+def unreachable_why(job, idx) -> str | None:
+    """Why the server holds no count for the document (stats says it after "not computed");
+    None while it is computing one (the status bar asks again until it has it)."""
+    from ..jobs.unreachable import COMPUTED_FOR
+
+    if not job.enabled():
+        return "unreachable-token is turned off (diagnostics.severity)"
+    if idx.format in COMPUTED_FOR:
+        return None
+    return "the server computes them for tokenizer.json, vocab.json and .tiktoken files only"

@@ -38,7 +38,32 @@ class _Tekken:
         return encode(table, text, special)
 
 
+    @staticmethod
+    def stats_extra(table: TokenTable) -> dict:
+        return stats_extra(table)
+
+
 PLUGIN = _Tekken()
+
+
+def stats_extra(table: TokenTable) -> dict:
+    """stats' account of the numbers as mistral-common's Tekkenizer has them: its
+    `num_special_tokens` special tokens take ids 0..n-1 before the vocabulary (the file's
+    listed ones, or its default ones for a file without a list, then `<SPECIAL_n>`
+    fillers, all control tokens but a listed one with `is_control: false`), then the first
+    `default_vocab_size - n` vocab entries (its tiktoken model's `n_vocab`)."""
+    n = table.meta["default_num_special_tokens"]
+    listed = table.file_specials if table.file_specials is not None else \
+        tuple((i, s, True) for i, s in enumerate(_read.DEFAULT_SPECIALS))
+    named = min(len(listed), n)
+    return {
+        "special_ids": [0, n - 1] if n else None,
+        "control_tokens": sum(1 for _, _, control in listed[:named] if control) + (n - named),
+        "named_special_tokens": named,
+        "filler_special_tokens": n - named,
+        "vocab_entries_used": len(table.rows) - n,
+        "vocab_entries_in_file": table.meta["vocab_entries"],
+    }
 
 
 def hover_note(table: TokenTable, row) -> list[str]:
