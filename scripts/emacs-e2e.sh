@@ -23,7 +23,13 @@
 # file's text, artifacts/emacs/definition.txt); Mistral's .model.v3 visits as the server's
 # decoded view (rows = sentencepiece's id_to_piece, hover on the row of ▁the, utf8-fragment on
 # the byte pieces 0x80-0xFF), a .gguf is never read by Emacs, all-MiniLM's vocab.txt hovers
-# with id = line (tokenizers' WordPiece); facts from tests/editors/format_facts.py.
+# with id = line (tokenizers' WordPiece); facts from tests/editors/format_facts.py.  Chat
+# templates (tests/editors/chat_facts.py builds a folder from qwen3): chat_template.jinja visits
+# in tokenizer-chat-template-mode with eglot (language id "jinja"), Flymake shows
+# chat-template-token exactly on a misspelt `<|im_strat|>`, chat-template-syntax on the line
+# jinja2 names for an unclosed `{%- endfor` in additional_chat_templates/tool_use.jinja, and
+# chat-template-token on the typo inside tokenizer_config.json's chat_template string; an eldoc
+# hover on `<|im_start|>` names tokenizers' id; a web page's .jinja gets no server.
 # Then Emacs in tmux (-nw): after one key,
 # as a user would, the hint must be on the screen (tmux capture-pane).
 # Logs (eglot events, server stderr, *Messages*, diagnostics, hover text, the screen) go to
@@ -154,6 +160,15 @@ facts E2E_VOCAB_TXT E2E_VOCAB_FACTS wordpiece "$CORPUS/all-minilm-l6-v2/vocab.tx
 # Emacs must not read or write the user's ~/.emacs.d
 E2E_HOME="$(mktemp -d)"
 trap 'rm -rf "$E2E_HOME"' EXIT
+# chat templates: model folders built from qwen3 (in E2E_HOME, removed at the end)
+if [[ -f "$CORPUS/qwen3/tokenizer_config.json" ]]; then
+  "$TOKENIZER_LSP_PYTHON" "$ROOT/tests/editors/chat_facts.py" "$CORPUS/qwen3" "$E2E_HOME/chat" \
+    >"$ART/facts-chat.json" 2>"$ART/facts-chat.log" ||
+    { cat "$ART/facts-chat.log" >&2; echo "emacs-e2e: chat_facts.py failed" >&2; exit 2; }
+  export E2E_CHAT_FACTS="$ART/facts-chat.json"
+else
+  step "no $CORPUS/qwen3: the chat template checks are left out"
+fi
 
 # ---- 3. batch Emacs -------------------------------------------------------------------------------
 set +e

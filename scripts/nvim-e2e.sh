@@ -16,6 +16,7 @@
 #                           lsp-dir  ~/.config/nvim/lsp/tokenizer_lsp.lua + vim.lsp.enable(...)
 #   E2E_SKIP_SETUP=1      install nothing (fail if no Neovim 0.11 is there)
 #   E2E_KINDS             only these kinds of file (default: all): vocab merges model gguf wordpiece
+#                         chat
 #
 # Each route is one headless Neovim with a HOME of its own holding the README's files (the
 # server command `tokenizer-lsp` is a wrapper on PATH running $TOKENIZER_LSP_PYTHON -m
@@ -24,7 +25,12 @@
 # tokenizer.json (11 MB, 1448 findings: more than the server's maxPerFile of 1000), then
 # Mistral's SentencePiece .model.v3 and a vocab-only .gguf (binary: they open as the server's
 # decoded view, checked against sentencepiece's id_to_piece / the gguf package's tokens, both
-# read here) and all-MiniLM's WordPiece vocab.txt (hover id = line = tokenizers' WordPiece).
+# read here) and all-MiniLM's WordPiece vocab.txt (hover id = line = tokenizers' WordPiece), and
+# chat templates: a model folder built from qwen3 by tests/editors/chat_facts.py, its
+# chat_template.jinja with a misspelt `<|im_strat|>`, additional_chat_templates/tool_use.jinja
+# with an unclosed `{%- endfor`, a tokenizer_config.json with the typo inside its chat_template
+# string (each finding where the file's text and jinja2 put it, a hover on `<|im_start|>` naming
+# tokenizers' id), and a web page's .jinja that must start no server.
 # tests/editors/nvim011-e2e.lua checks, per file: the client attaches with the right filetype;
 # vim.diagnostic.get(bufnr) holds every finding ONCE (no two with the same range, message and
 # code: a server that both pushes and answers pulls shows each twice in Neovim 0.11) and as
@@ -90,6 +96,8 @@ fi
 step "$("$NVIM" --version | head -1) ($NVIM), setup took $(( $(date +%s) - START )) s"
 
 # ---- 2. the files under test and what the server must show for them ---------------------------
+E2E_TMP="$(mktemp -d)"
+trap 'rm -rf "$E2E_TMP"' EXIT
 # PATH ; filetype Neovim must give it ; kind ; literal to hover (vocab files)
 if [[ -f "$CORPUS/gpt2-openai/encoder.json" ]]; then
   FILES=(
@@ -123,6 +131,7 @@ fi
 # cannot be asked to pull again (no workspace/diagnostic/refresh), so the set computed after
 # the open comes with its next pull, after an edit; these files are only opened.
 export E2E_MANIFEST="$ART/manifest.json"
+[[ -f "$CORPUS/qwen3/tokenizer_config.json" ]] && export E2E_CHAT_QWEN3="$CORPUS/qwen3" E2E_CHAT_DIR="$E2E_TMP/chat"
 printf '%s\n' "${FILES[@]}" | E2E_NOTE="$NOTE" E2E_ROOT="$ROOT" "$TOKENIZER_LSP_PYTHON" -c '
 import json, os, subprocess, sys
 CAP = 1000
@@ -159,13 +168,17 @@ for row in sys.stdin.read().splitlines():
     extra = " incl. the summary" if summary else ""
     print(f"[nvim-e2e] {path}: {len(findings)} findings (CLI) -> {shown + summary} diagnostics{extra}",
           file=sys.stderr)
+if os.environ.get("E2E_CHAT_QWEN3") and (not kinds or "chat" in kinds):
+    from chat_facts import build  # chat templates: folders built from qwen3, facts from tokenizers/jinja2
+    for spec in build(os.environ["E2E_CHAT_QWEN3"], os.environ["E2E_CHAT_DIR"]):
+        files.append(spec)
+        where = ", ".join("%s at %d:%d" % (d["code"], d["line"] + 1, d["character"] + 1) for d in spec["diagnostics"])
+        print("[nvim-e2e] %s: %s %s" % (spec["path"], spec["kind"], where), file=sys.stderr)
 json.dump({"note": os.environ["E2E_NOTE"], "files": files}, open(os.environ["E2E_MANIFEST"], "w"))
 '
 
 # ---- 3. one headless Neovim per README setup ----------------------------------------------------
 passed=0 failed=0
-E2E_TMP="$(mktemp -d)"
-trap 'rm -rf "$E2E_TMP"' EXIT
 # `tokenizer-lsp` on PATH, as the README's configurations expect
 mkdir -p "$E2E_TMP/bin"
 printf '#!/bin/sh\nexec %q -m tokenizer_lsp "$@"\n' "$TOKENIZER_LSP_PYTHON" >"$E2E_TMP/bin/tokenizer-lsp"

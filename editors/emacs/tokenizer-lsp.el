@@ -6,7 +6,10 @@
 ;; What it does:
 ;; - `tokenizer-json-mode' (a `js-json-mode') for tokenizer.json, vocab.json,
 ;;   encoder.json and *.tokenizer.json, so other JSON files keep their own server;
-;; - `tokenizer-json-mode' also for Mistral's tekken*.json;
+;; - `tokenizer-json-mode' also for Mistral's tekken*.json, and for a model folder's
+;;   tokenizer_config.json, special_tokens_map.json, generation_config.json,
+;;   added_tokens.json and config.json when a tokenizer stands beside it (else the
+;;   usual JSON mode): the server checks them against it, the chat_template string too;
 ;; - `tokenizer-tiktoken-mode' for *.tiktoken, `tokenizer-merges-mode' for
 ;;   merges.txt and vocab.bpe, `tokenizer-wordpiece-mode' for a WordPiece vocab.txt;
 ;; - binary tokenizer files (SentencePiece *.model / *.model.vN, GGUF *.gguf) open as
@@ -18,9 +21,16 @@
 ;;   `M-x tokenizer-lsp-decoded-vocabulary' shows it again, or for a text tokenizer file
 ;;   the same listing in a *tokenizer-lsp decoded: NAME* buffer.  Set
 ;;   `tokenizer-lsp-decoded-views' to nil (before visiting) to get the bytes instead;
+;; - `tokenizer-chat-template-mode' for a model folder's chat templates,
+;;   chat_template.jinja and additional_chat_templates/*.jinja (Emacs has no Jinja mode
+;;   of its own; this one only colours the tags and the special-token literals).  Beside
+;;   a tokenizer the server checks them: Flymake shows chat-template-syntax,
+;;   chat-template-token and the other template findings, eldoc the id of a literal such
+;;   as <|im_start|> or of a variable such as eos_token, `eglot-code-actions' moves the
+;;   template into tokenizer_config.json and back.  Other .jinja files keep their mode;
 ;; - one `eglot-server-programs' entry for these modes, with the LSP language ids
-;;   the server expects ("json", "tiktoken", "bpe-merges"; "plaintext" for vocab.txt,
-;;   which the server knows by its name, and for a view, known by its first line);
+;;   the server expects ("json", "tiktoken", "bpe-merges", "jinja"; "plaintext" for
+;;   vocab.txt, which the server knows by its name, and for a view, known by its first line);
 ;; - `eglot-ensure' in those modes.  Eglot turns inlay hints on by itself
 ;;   (`eglot-inlay-hints-mode'); hovers show in the echo area (eldoc) and in
 ;;   `M-x eldoc-doc-buffer'; diagnostics go to Flymake (`M-x flymake-show-buffer-diagnostics').
@@ -68,13 +78,56 @@ Later changes can go through `eglot-workspace-configuration' under
   "Major mode for a WordPiece vocab.txt.
 One token per line, its id the line (0-based).")
 
+(defconst tokenizer-chat-template-font-lock-keywords
+  '(("{#.*?#}" . font-lock-comment-face)
+    ("\\({%-?\\|{{-?\\|-?%}\\|-?}}\\)" 1 font-lock-preprocessor-face)
+    ("{%-?[ \t\n]*\\([a-z_]+\\)" 1 font-lock-keyword-face)
+    ;; special-token literals: <|im_start|>, DeepSeek's full-width <｜User｜>, <start_of_turn>
+    ("<\\(?:|[^|\n]*|\\|｜[^｜\n]*｜\\|[a-z]+_[a-z_]+\\)>" . font-lock-constant-face))
+  "Jinja tags and special-token literals, and nothing else.
+No strings: a template's text is prose, where an apostrophe opens no string.")
+
+(define-derived-mode tokenizer-chat-template-mode prog-mode "Chat-Template"
+  "Major mode for a model folder's chat template (chat_template.jinja and
+additional_chat_templates/*.jinja), checked by tokenizer-lsp against the
+tokenizer beside it."
+  (setq-local comment-start "{# "
+              comment-end " #}"
+              comment-start-skip "{#-?[ \t]*"
+              font-lock-defaults '(tokenizer-chat-template-font-lock-keywords t)))
+
 (dolist (entry '(("/\\(?:[^/]*\\.\\)?tokenizer\\.json\\'" . tokenizer-json-mode)
                  ("/\\(?:vocab\\|encoder\\)\\.json\\'" . tokenizer-json-mode)
                  ("/[^/]*tekken[^/]*\\.json\\'" . tokenizer-json-mode)
                  ("\\.tiktoken\\'" . tokenizer-tiktoken-mode)
                  ("/\\(?:merges\\.txt\\|vocab\\.bpe\\)\\'" . tokenizer-merges-mode)
-                 ("/vocab\\.txt\\'" . tokenizer-wordpiece-mode)))
+                 ("/vocab\\.txt\\'" . tokenizer-wordpiece-mode)
+                 ("/chat_template\\.jinja\\'" . tokenizer-chat-template-mode)
+                 ("/additional_chat_templates/[^/]*\\.jinja\\'" . tokenizer-chat-template-mode)))
   (add-to-list 'auto-mode-alist entry))
+
+;; A model folder's config files (the server's detect_rules.json modelConfigNames): served
+;; when a tokenizer (modelTokenizerNames) stands in the same folder, as VS Code does
+(defconst tokenizer-lsp--tokenizer-names
+  '("tokenizer.json" "vocab.json" "encoder.json" "tokenizer.model" "spiece.model"
+    "sentencepiece.bpe.model" "vocab.txt"))
+
+(defun tokenizer-lsp--tokenizer-beside-p (file)
+  (and file (let ((dir (file-name-directory file)))
+              (seq-some (lambda (name) (file-exists-p (expand-file-name name dir)))
+                        tokenizer-lsp--tokenizer-names))))
+
+(defun tokenizer-lsp-model-config-mode ()
+  "`tokenizer-json-mode' for a model folder's config file beside a tokenizer.
+Elsewhere the mode Emacs gives JSON (`js-json-mode', or what
+`major-mode-remap-alist' makes of it)."
+  (if (tokenizer-lsp--tokenizer-beside-p buffer-file-name)
+      (tokenizer-json-mode)
+    (funcall (if (fboundp 'major-mode-remap) (major-mode-remap 'js-json-mode) 'js-json-mode))))
+
+(add-to-list 'auto-mode-alist
+             '("/\\(?:tokenizer_config\\|special_tokens_map\\|generation_config\\|added_tokens\\|config\\)\\.json\\'"
+               . tokenizer-lsp-model-config-mode))
 
 (defun tokenizer-lsp--contact (&optional _interactive _project)
   "The eglot contact: `tokenizer-lsp-command' plus initializationOptions."
@@ -86,11 +139,12 @@ One token per line, its id the line (0-based).")
                 (tokenizer-tiktoken-mode :language-id "tiktoken")
                 (tokenizer-merges-mode :language-id "bpe-merges")
                 (tokenizer-wordpiece-mode :language-id "plaintext")
+                (tokenizer-chat-template-mode :language-id "jinja")
                 (tokenizer-decoded-mode :language-id "plaintext"))
                . tokenizer-lsp--contact))
 
 (dolist (hook '(tokenizer-json-mode-hook tokenizer-tiktoken-mode-hook tokenizer-merges-mode-hook
-                tokenizer-wordpiece-mode-hook tokenizer-decoded-mode-hook))
+                tokenizer-wordpiece-mode-hook tokenizer-chat-template-mode-hook tokenizer-decoded-mode-hook))
   (add-hook hook #'eglot-ensure))
 
 ;;;; Binary tokenizer files: the decoded view

@@ -6,7 +6,7 @@
 --   -- or with options (all optional):
 --   require('tokenizer-lsp').setup({
 --     cmd = { 'tokenizer-lsp' },                 -- or { 'python3', '-m', 'tokenizer_lsp' }
---     filetypes = { 'json', 'jsonc', 'tiktoken', 'bpemerges', 'wordpiece', 'tokenizerview' },
+--     filetypes = { 'json', 'jsonc', 'tiktoken', 'bpemerges', 'wordpiece', 'tokenizerview', 'jinja' },
 --     init_options = { inlayHints = { mode = 'all' } },  -- the tokenizerLsp settings
 --     inlay_hints = true,                        -- Neovim 0.10+: turn hints on when it attaches
 --     api = nil,        -- force 'config' (0.11+), 'start' (0.10+) or 'start_client' (0.7+)
@@ -17,6 +17,13 @@
 -- (0.10), vim.lsp.start_client + vim.lsp.buf_attach_client (0.7-0.9).  The server only
 -- claims tokenizer files (it reads the content), so attaching it to every JSON buffer is safe.
 -- Hover with K (0.10+) or :lua vim.lsp.buf.hover(); diagnostics show as usual.
+--
+-- Chat templates: a model folder's chat_template.jinja and additional_chat_templates/*.jinja
+-- (filetype jinja) start the server too; other Jinja files (web templates) do not.  Beside a
+-- tokenizer, the template's findings (chat-template-syntax, chat-template-token, ...) show as
+-- diagnostics, K on `<|im_start|>` or `eos_token` shows its id, code actions (move the template
+-- into tokenizer_config.json and back) come with vim.lsp.buf.code_action(), and the code lens
+-- (renders or not, tokens of the sample chat) with vim.lsp.codelens.refresh().
 --
 -- Binary tokenizer files (SentencePiece `.model`, `*.model.vN`, GGUF `.gguf`): `:edit` one and
 -- the buffer shows its decoded view (one row per token) instead of the bytes; Neovim never reads
@@ -31,7 +38,7 @@ local M = {}
 
 local defaults = {
   cmd = { 'tokenizer-lsp' },
-  filetypes = { 'json', 'jsonc', 'tiktoken', 'bpemerges', 'wordpiece', 'tokenizerview' },
+  filetypes = { 'json', 'jsonc', 'tiktoken', 'bpemerges', 'wordpiece', 'tokenizerview', 'jinja' },
   init_options = { inlayHints = { mode = 'all' } },
   inlay_hints = true,
   decoded_views = true,
@@ -50,7 +57,9 @@ local function add_filetypes()
   if vim.filetype and vim.filetype.add and vim.fn.has('nvim-0.8') == 1 then
     vim.filetype.add({
       extension = { tiktoken = 'tiktoken' },
-      filename = { ['merges.txt'] = 'bpemerges', ['vocab.bpe'] = 'bpemerges', ['vocab.txt'] = 'wordpiece' },
+      filename = { ['merges.txt'] = 'bpemerges', ['vocab.bpe'] = 'bpemerges', ['vocab.txt'] = 'wordpiece',
+        ['chat_template.jinja'] = 'jinja' },  -- 0.11 knows *.jinja by itself; older ones not
+      pattern = { ['.*/additional_chat_templates/[^/]*%.jinja'] = 'jinja' },
     })
   else -- 0.7: filetype.vim does the detection, and its *.txt rule has already made
     -- merges.txt 'text' when these run: set the filetype outright (setfiletype would keep 'text')
@@ -60,9 +69,24 @@ local function add_filetypes()
         autocmd BufNewFile,BufRead *.tiktoken lua vim.bo.filetype = 'tiktoken'
         autocmd BufNewFile,BufRead merges.txt,vocab.bpe lua vim.bo.filetype = 'bpemerges'
         autocmd BufNewFile,BufRead vocab.txt lua vim.bo.filetype = 'wordpiece'
+        autocmd BufNewFile,BufRead chat_template.jinja,*/additional_chat_templates/*.jinja setfiletype jinja
       augroup END
     ]])
   end
+end
+
+-- A model folder's chat template file (the server's core/detect.py is_chat_template_name):
+-- chat_template.jinja, or a .jinja inside additional_chat_templates/.
+function M.is_chat_template(path)
+  local base = vim.fn.fnamemodify(path, ':t'):lower()
+  return base == 'chat_template.jinja'
+    or (base:match('%.jinja$') ~= nil and vim.fn.fnamemodify(path, ':p:h:t') == 'additional_chat_templates')
+end
+
+-- Whether the server is for this buffer: any buffer of its filetypes, but of the Jinja files
+-- only the chat templates (a web project's templates start no server)
+function M.wanted(bufnr)
+  return vim.bo[bufnr].filetype ~= 'jinja' or M.is_chat_template(vim.api.nvim_buf_get_name(bufnr))
 end
 
 local function root_of(bufnr)
@@ -110,7 +134,9 @@ function M.setup(opts)
   end
 
   if api == 'config' then -- 0.11+
-    config.root_markers = { '.git' }
+    config.root_dir = function(bufnr, on_dir)  -- called only when the server is wanted
+      if M.wanted(bufnr) then on_dir(vim.fs.root(bufnr, '.git')) end
+    end
     vim.lsp.config('tokenizer_lsp', config)
     vim.lsp.enable('tokenizer_lsp')
     return
@@ -121,6 +147,7 @@ function M.setup(opts)
       group = group,
       pattern = o.filetypes,
       callback = function(ev)
+        if not M.wanted(ev.buf) then return end
         vim.lsp.start(vim.tbl_extend('force', config, { root_dir = root_of(ev.buf) }), { bufnr = ev.buf })
       end,
     })
@@ -133,6 +160,7 @@ function M.setup(opts)
     group = group,
     pattern = o.filetypes,
     callback = function(ev)
+      if not M.wanted(ev.buf) then return end
       local root = root_of(ev.buf)
       local id = clients[root]
       if not id or not vim.lsp.get_client_by_id(id) then

@@ -15,7 +15,14 @@
 " the linters listed in
 " g:ale_linters for json (default jsonlint, spectral, vscodejson) and jsonc: this file adds
 " 'tokenizer_lsp' to those lists.  With g:ale_linters_explicit, also list it for tiktoken and
-" bpemerges, wordpiece and tokenizerview.
+" bpemerges, wordpiece, tokenizerview and jinja.
+"
+" Chat templates: a model folder's chat_template.jinja and additional_chat_templates/*.jinja
+" get the filetype jinja (unless Vim or a plugin gave them one) and the server, which checks
+" them against the tokenizer beside them: ALE signs for chat-template-syntax,
+" chat-template-token and the other template findings, :ALEHover on `<|im_start|>` or
+" `eos_token` shows its id, :ALECodeAction moves the template into tokenizer_config.json and
+" back.  Other Jinja files (a web project's templates) start no server.
 "
 " Binary tokenizer files (SentencePiece *.model / *.model.vN, GGUF *.gguf): `:edit` one and the
 " buffer shows its decoded view (one row per token), never the bytes: Vim does not read the
@@ -39,7 +46,23 @@ augroup tokenizer_lsp_filetypes
   autocmd BufNewFile,BufRead *.tiktoken set filetype=tiktoken
   autocmd BufNewFile,BufRead merges.txt,vocab.bpe set filetype=bpemerges
   autocmd BufNewFile,BufRead vocab.txt set filetype=wordpiece
+  autocmd BufNewFile,BufRead chat_template.jinja,*/additional_chat_templates/*.jinja setfiletype jinja
 augroup END
+
+" A model folder's chat template file (the server's core/detect.py is_chat_template_name)
+function! s:IsChatTemplate(path) abort
+  let l:base = tolower(fnamemodify(a:path, ':t'))
+  return l:base is# 'chat_template.jinja'
+  \   || (l:base =~# '\.jinja$' && fnamemodify(a:path, ':p:h:t') is# 'additional_chat_templates')
+endfunction
+
+" The server's command; for a Jinja file that is no chat template, none (ALE starts nothing)
+function! s:Executable(buffer) abort
+  if getbufvar(a:buffer, '&filetype') =~# '\<jinja\>' && !s:IsChatTemplate(bufname(a:buffer))
+    return ''
+  endif
+  return get(g:, 'tokenizer_lsp_executable', 'tokenizer-lsp')
+endfunction
 
 function! s:Root(buffer) abort
   let l:dir = fnamemodify(bufname(a:buffer), ':p:h')
@@ -51,11 +74,11 @@ endfunction
 " name and a view by its first line
 for [s:filetype, s:language] in [['json', 'json'], ['jsonc', 'jsonc'],
 \                                 ['tiktoken', 'tiktoken'], ['bpemerges', 'bpe-merges'],
-\                                 ['wordpiece', 'plaintext'], ['tokenizerview', 'plaintext']]
+\                                 ['wordpiece', 'plaintext'], ['tokenizerview', 'plaintext'], ['jinja', 'jinja']]
   call ale#linter#Define(s:filetype, {
   \   'name': 'tokenizer_lsp',
   \   'lsp': 'stdio',
-  \   'executable': {buffer -> get(g:, 'tokenizer_lsp_executable', 'tokenizer-lsp')},
+  \   'executable': function('s:Executable'),
   \   'command': {buffer -> get(g:, 'tokenizer_lsp_command', '%e')},
   \   'project_root': function('s:Root'),
   \   'language': s:language,

@@ -29,6 +29,8 @@
 ;;   E2E_GGUF, E2E_GGUF_FACTS     a .gguf and its tokens (optional)
 ;;   E2E_VOCAB_TXT, E2E_VOCAB_FACTS  a WordPiece vocab.txt, a token and its id (optional)
 ;;   (the facts: JSON from tests/editors/format_facts.py, each format's own library)
+;;   E2E_CHAT_FACTS        chat templates: the model folders tests/editors/chat_facts.py built
+;;                         and what each file must show (optional)
 ;;   E2E_ARTIFACTS         where logs go
 ;;   E2E_TIMEOUT           seconds to wait for each asynchronous answer (default 60)
 
@@ -377,6 +379,93 @@ Returns (OK . DETAIL)."
                        info (string-match-p (format "id %d\\_>" (plist-get facts :id)) info))
                   (format "mode %s, line %s: %s%s" major-mode lnum (e2e--short info 200) (e2e--retried)))))))))
 
+;;;; chat templates (issue 31)
+
+(defun e2e--diag-code (d)
+  (plist-get (alist-get 'eglot-lsp-diag (flymake-diagnostic-data d)) :code))
+
+(defun e2e--chat-file (spec)
+  "Checks of one file of E2E_CHAT_FACTS: SPEC has :path :filetype :diagnostics :hovers."
+  (let* ((path (plist-get spec :path))
+         (name (concat (file-name-nondirectory (directory-file-name (file-name-directory path))) "/"
+                       (file-name-nondirectory path)))
+         (want-mode (if (equal (plist-get spec :filetype) "json") 'tokenizer-json-mode 'tokenizer-chat-template-mode))
+         (want-id (if (equal (plist-get spec :filetype) "json") "json" "jinja"))
+         buf)
+    (e2e-check (format "%s: %s + eglot-ensure start the server (language id %s)" name want-mode want-id)
+      (setq buf (e2e--open path))
+      (with-current-buffer buf
+        (let ((server (eglot-current-server)))
+          (cons (and server (eq major-mode want-mode)
+                     (equal (ignore-errors (eglot--languageId server)) want-id))
+                (format "mode %s, server %s, language id %S" major-mode (and server t)
+                        (and server (ignore-errors (eglot--languageId server))))))))
+    (when (and (buffer-live-p buf) (with-current-buffer buf (eglot-current-server)))
+      (with-current-buffer buf
+        (dolist (want (plist-get spec :diagnostics))
+          (let* ((code (plist-get want :code))
+                 (line (plist-get want :line))
+                 (beg (eglot--lsp-position-to-point (list :line line :character (plist-get want :character))))
+                 (end (eglot--lsp-position-to-point (list :line line :character (plist-get want :end_character))))
+                 (exact (eq (plist-get want :exact) t))
+                 (at (lambda (d) (and (equal (e2e--diag-code d) code)
+                                      (if exact
+                                          (and (= (flymake-diagnostic-beg d) beg) (= (flymake-diagnostic-end d) end))
+                                        (and (>= (flymake-diagnostic-beg d) beg) (<= (flymake-diagnostic-end d) end)
+                                             (< (flymake-diagnostic-beg d) (flymake-diagnostic-end d)))))))
+                 (of-code (lambda () (cl-remove-if-not (lambda (d) (equal (e2e--diag-code d) code))
+                                                      (flymake-diagnostics (point-min) (point-max))))))
+            (e2e-check (format "%s: Flymake shows %s once, %s" name code
+                               (if exact (format "on line %d, columns %d-%d (the literal)" (1+ line)
+                                                 (plist-get want :character) (plist-get want :end_character))
+                                 (format "on line %d (jinja2: %s)" (1+ line) (plist-get want :jinja2))))
+              (e2e--wait (lambda () (flymake-start) (cl-some at (funcall of-code))))
+              (let* ((got (funcall of-code))
+                     (first (car got)))
+                (e2e--write (format "diagnostics-%s.txt" (replace-regexp-in-string "/" "_" name))
+                  (dolist (d (flymake-diagnostics (point-min) (point-max)))
+                    (insert (format "%d-%d %s %s %s\n" (flymake-diagnostic-beg d) (flymake-diagnostic-end d)
+                                    (flymake-diagnostic-type d) (e2e--diag-code d) (flymake-diagnostic-text d)))))
+                (cons (and (= (length got) 1) (funcall at first))
+                      (format "%d with that code (want positions %d-%d)%s" (length got) beg end
+                              (if first (format ": %d-%d %S %s" (flymake-diagnostic-beg first) (flymake-diagnostic-end first)
+                                                (buffer-substring-no-properties (flymake-diagnostic-beg first)
+                                                                                (min (point-max) (+ 16 (flymake-diagnostic-beg first))))
+                                                (e2e--short (flymake-diagnostic-text first) 100))
+                                "")))))))
+        (dolist (h (plist-get spec :hovers))
+          (let ((pos (1+ (eglot--lsp-position-to-point (list :line (plist-get h :line) :character (plist-get h :character))))))
+            (e2e-check (format "%s: eldoc hover on %s (line %d) shows %s" name (plist-get h :literal) (1+ (plist-get h :line))
+                               (mapconcat #'identity (plist-get h :contains) ", "))
+              (let ((info (e2e--hover-at pos)))
+                (e2e--write (format "hover-%s.txt" (replace-regexp-in-string "/" "_" name)) (insert (or info "(none)")))
+                (cons (and info (cl-every (lambda (w) (string-match-p (concat (regexp-quote w) "\\_>") info))
+                                          (plist-get h :contains)))
+                      (concat (e2e--short info 200) (e2e--retried)))))))))))
+
+(defun e2e--chat-checks ()
+  "Chat templates: each file of E2E_CHAT_FACTS (tests/editors/chat_facts.py), when set."
+  (let ((facts (e2e--facts "E2E_CHAT_FACTS")))
+    (dolist (spec (plist-get facts :files))
+      (if (equal (plist-get spec :kind) "chat")
+          (e2e--chat-file spec)
+        ;; a .jinja that is no chat template (a web page's): no mode of ours, no server
+        (e2e-check (format "%s: a .jinja that is no chat template starts no server"
+                           (file-name-nondirectory (plist-get spec :path)))
+          (let ((buf (find-file-noselect (plist-get spec :path))))
+            (with-current-buffer buf
+              (run-hooks 'post-command-hook)
+              (cons (and (not (derived-mode-p 'tokenizer-chat-template-mode)) (not (eglot-current-server)))
+                    (format "mode %s, server %s" major-mode (and (eglot-current-server) t))))))
+        ;; and a config.json with no tokenizer beside it: the usual JSON mode, no server
+        (e2e-check "config.json with no tokenizer beside it: js-json-mode, no server"
+          (let ((file (expand-file-name "config.json" (file-name-directory (plist-get spec :path)))))
+            (with-temp-file file (insert "{\"vocab_size\": 10}\n"))
+            (with-current-buffer (find-file-noselect file)
+              (run-hooks 'post-command-hook)
+              (cons (and (eq major-mode 'js-json-mode) (not (eglot-current-server)))
+                    (format "mode %s, server %s" major-mode (and (eglot-current-server) t))))))))))
+
 ;;;; batch
 
 (defun tokenizer-e2e-batch ()
@@ -516,7 +605,10 @@ Returns (OK . DETAIL)."
               (e2e--check-definition merges file)))
 
           ;; 8. binary files (decoded view) and a WordPiece vocab.txt
-          (e2e--binary-checks))
+          (e2e--binary-checks)
+
+          ;; 9. chat templates beside a tokenizer, and in tokenizer_config.json
+          (e2e--chat-checks))
       (e2e--save-logs)
       (princ (format "batch Emacs: %d checks passed, %d failed (%.1f s)\n" e2e-passed e2e-failed (- (float-time) t0)))
       (let ((servers (apply #'append (hash-table-values eglot--servers-by-project))))

@@ -5,7 +5,10 @@
 --
 -- Loads the shipped config, opens the file (FileType json starts and attaches the client the
 -- way the config does on this Neovim version), then checks diagnostics, a hover and the raw
--- inlay hint answer.  Prints one line per check and "N passed, N failed"; exits 1 on failure.
+-- inlay hint answer; with E2E_CHAT_FACTS (tests/editors/chat_facts.py), the chat templates of a
+-- model folder built from qwen3: filetype jinja starts the client, the diagnostic sits on the
+-- misspelt literal (or jinja2's line), a hover names the id; a web page's .jinja starts none.
+-- Prints one line per check and "N passed, N failed"; exits 1 on failure.
 local env = function(k, d) local v = os.getenv(k); if v == nil or v == '' then return d end; return v end
 local repo = env('E2E_REPO', vim.fn.getcwd())
 local file = env('E2E_FILE')
@@ -187,6 +190,66 @@ local ok, err = pcall(function()
         attached ~= nil and vim.bo[mbuf].filetype == 'bpemerges' and type(mvalue) == 'string'
           and mvalue:find('merge rank', 1, true) ~= nil,
         (attached and ('client ' .. attached.id) or 'not attached') .. ': ' .. short(mvalue, 120))
+    end
+  end
+
+  -- 7. chat templates (the facts: tokenizers, transformers' jinja2, the files' text; the lines
+  -- at stake are ASCII: their UTF-16 columns are byte columns)
+  local facts_file = env('E2E_CHAT_FACTS')
+  if facts_file and vim.fn.filereadable(facts_file) == 1 then
+    local facts = vim.fn.json_decode(table.concat(vim.fn.readfile(facts_file), '\n'))
+    for _, spec in ipairs(facts.files) do
+      vim.cmd('edit ' .. vim.fn.fnameescape(spec.path))
+      local cbuf = vim.api.nvim_get_current_buf()
+      local name = vim.fn.fnamemodify(spec.path, ':h:t') .. '/' .. vim.fn.fnamemodify(spec.path, ':t')
+      local attached
+      vim.wait(spec.kind == 'chat' and timeout or 1000, function()
+        for _, c in pairs(buf_clients(cbuf)) do
+          if c.name == 'tokenizer_lsp' then attached = c end
+        end
+        return attached ~= nil
+      end, 100)
+      if spec.kind ~= 'chat' then
+        report(name .. ': a .jinja that is no chat template starts no server (filetype ' .. vim.bo[cbuf].filetype .. ')',
+          attached == nil, attached and 'attached' or nil)
+      else
+        report(name .. ': filetype ' .. vim.bo[cbuf].filetype .. ' starts tokenizer_lsp',
+          attached ~= nil and vim.bo[cbuf].filetype == spec.filetype, attached and ('client ' .. attached.id) or 'not attached')
+        for _, want in ipairs(attached and spec.diagnostics or {}) do
+          local found, of_code
+          vim.wait(timeout, function()
+            found, of_code = nil, 0
+            for _, d in ipairs(vim.diagnostic.get(cbuf)) do
+              local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
+              if code == want.code then
+                of_code = of_code + 1
+                if d.lnum == want.line and (want.exact and d.col == want.character and d.end_col == want.end_character
+                    or not want.exact and d.col >= want.character and d.end_col <= want.end_character) then
+                  found = d
+                end
+              end
+            end
+            return found ~= nil
+          end, 100)
+          report(string.format('%s: %s on line %d, column %d', name, want.code, want.line + 1, want.character),
+            found ~= nil and of_code == 1, string.format('%d with that code', of_code))
+        end
+        for _, h in ipairs(attached and spec.hovers or {}) do
+          local hv
+          vim.wait(timeout, function()
+            local r = vim.lsp.buf_request_sync(cbuf, 'textDocument/hover',
+              { textDocument = { uri = vim.uri_from_bufnr(cbuf) }, position = { line = h.line, character = h.character + 1 } },
+              timeout)
+            for _, x in pairs(r or {}) do
+              if x.result and x.result.contents then hv = x.result.contents.value end
+            end
+            return hv ~= nil
+          end, 200)
+          local all = type(hv) == 'string'
+          for _, w in ipairs(h.contains) do all = all and hv:find(w, 1, true) ~= nil end
+          report(string.format('%s: hover on %s shows %s', name, h.literal, table.concat(h.contains, ', ')), all, short(hv, 120))
+        end
+      end
     end
   end
 end)

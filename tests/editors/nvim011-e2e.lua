@@ -26,6 +26,14 @@
 --   .gguf       `:edit` never reads the file: the buffer holds the server's answer (its view,
 --               rows equal to the gguf package's tokens, or why not)
 --   vocab.txt   filetype wordpiece starts the client; a hover names the id = the line
+--   chat        a model folder built from qwen3 (tests/editors/chat_facts.py): its
+--               chat_template.jinja (filetype jinja) with `<|im_strat|>` has chat-template-token
+--               exactly on that literal, once; additional_chat_templates/tool_use.jinja with an
+--               unclosed `{%- endfor` has chat-template-syntax on the line jinja2 (set up as
+--               transformers does) names; tokenizer_config.json with the typo inside its
+--               chat_template string has chat-template-token on the literal's characters in
+--               the JSON text; a hover on `<|im_start|>` names its id (tokenizers'
+--               token_to_id); a .jinja that is no chat template (web/page.jinja) starts no server
 -- Prints one line per check and "N passed, N failed"; exits non-zero when one fails.
 local function env(k, d)
   local v = os.getenv(k)
@@ -459,6 +467,64 @@ local function check_wordpiece(buf, spec, name)
     short(value, 160) .. (tries > 1 and string.format(' (%d requests)', tries) or ''))
 end
 
+-- ---- chat templates (issue 31) ----------------------------------------------------------------
+local function check_chat(buf, spec, name, changed)
+  local lines = {}
+  local function bytecol(l, c)
+    lines[l] = lines[l] or (vim.api.nvim_buf_get_lines(buf, l, l + 1, false)[1] or '')
+    return vim.str_byteindex(lines[l], 'utf-16', c, false)
+  end
+  for _, want in ipairs(spec.diagnostics) do
+    local s, e = bytecol(want.line, want.character), bytecol(want.line, want.end_character)
+    local function matches(d)
+      if d.code ~= want.code or d.lnum ~= want.line or (d.end_lnum or d.lnum) ~= want.line then return false end
+      if want.exact then return d.col == s and d.end_col == e end
+      return d.col >= s and d.end_col <= e and d.end_col > d.col  -- within the line's text
+    end
+    local function held()
+      local n, of_code, example = 0, 0, nil
+      for _, d in ipairs(vim.diagnostic.get(buf)) do
+        if d.code == want.code then
+          of_code = of_code + 1
+          example = example or string.format('%d:%d-%d:%d %s', d.lnum, d.col, d.end_lnum or d.lnum, d.end_col or d.col,
+            short(d.message, 120))
+        end
+        if matches(d) then n = n + 1 end
+      end
+      return n, of_code, example
+    end
+    vim.wait(timeout, function() return held() > 0 end, 50)
+    -- and until nothing changed for `settle` ms: a second copy (pushed and pulled) comes later
+    vim.wait(timeout, function() return now() - (changed[buf] or 0) >= settle end, 50)
+    local n, of_code, example = held()
+    local dump = {}
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      dump[#dump + 1] = string.format('%d:%d-%d:%d\t%s\t%s', d.lnum, d.col, d.end_lnum or -1, d.end_col or -1,
+        tostring(d.code), d.message)
+    end
+    save(name .. '.diagnostics.txt', table.concat(dump, '\n') .. '\n')
+    local where = want.exact and string.format('line %d, bytes %d-%d', want.line + 1, s, e)
+      or string.format('line %d (jinja2: %s)', want.line + 1, want.jinja2 or '?')
+    report(string.format('%s: %s once, on %s', name, want.code, where), n == 1 and of_code == 1,
+      string.format('%d there, %d with that code (of %d diagnostics)%s', n, of_code, #vim.diagnostic.get(buf),
+        example and (': ' .. example) or ''))
+  end
+  for _, h in ipairs(spec.hovers) do
+    local r, tries = request_until(buf, 'textDocument/hover',
+      { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = h.line, character = h.character + 1 } },
+      function(x) return x and x.contents end)
+    local value = r and r.contents and (r.contents.value or r.contents) or nil
+    if type(value) ~= 'string' then value = vim.inspect(value) end
+    save(name .. '.hover.md', value)
+    local ok = true
+    for _, want in ipairs(h.contains) do
+      if not value:find(want .. '%f[%D]') then ok = false end
+    end
+    report(string.format('%s: hover on %s (line %d) shows %s', name, h.literal, h.line + 1, table.concat(h.contains, ', ')),
+      ok, short(value, 160) .. (tries > 1 and string.format(' (%d requests)', tries) or ''))
+  end
+end
+
 -- ---- main --------------------------------------------------------------------------------
 local ok, err = pcall(function()
   local v = vim.version()
@@ -484,6 +550,13 @@ local ok, err = pcall(function()
     if spec.kind == 'gguf' then
       check_gguf(buf, spec, name)
       note(string.format('%s: %.1f s', name, (now() - t0) / 1000))
+      goto continue
+    end
+    if spec.kind == 'chat-other' then  -- a Jinja file that is no chat template: no server
+      vim.wait(1000, function() return our_client(buf) ~= nil end, 50)
+      report(string.format('%s: filetype %s, no tokenizer_lsp (not a chat template)', name, vim.bo[buf].filetype),
+        our_client(buf) == nil and vim.bo[buf].filetype == spec.filetype,
+        our_client(buf) and 'the client attached' or nil)
       goto continue
     end
     -- until it is attached and initialized; not longer when no client is left (the server
@@ -514,6 +587,8 @@ local ok, err = pcall(function()
         step('view', check_model, buf, spec, name, client)
       elseif spec.kind == 'wordpiece' then
         step('hover', check_wordpiece, buf, spec, name)
+      elseif spec.kind == 'chat' then
+        step('diagnostics and hover', check_chat, buf, spec, name, changed)
       elseif spec.kind == 'merges' then
         step('hover', check_merges, buf, name)
         step('diagnostics', check_diagnostics, buf, spec, name, changed)

@@ -45,6 +45,15 @@ else
   VIM_FILE="$E2E_FILE" VIM_LITERAL="$E2E_LITERAL"
 fi
 
+# chat templates: a model folder built from qwen3 (tests/editors/chat_facts.py) and what each
+# editor must show there
+if [[ -f "$CORPUS/qwen3/tokenizer_config.json" ]]; then
+  CHAT_TMP="$(mktemp -d)"
+  trap 'rm -rf "$CHAT_TMP"' EXIT
+  "$TOKENIZER_LSP_PYTHON" "$ROOT/tests/editors/chat_facts.py" "$CORPUS/qwen3" "$CHAT_TMP" \
+    >"$ART/facts-chat.json" 2>"$ART/facts-chat.log" && export E2E_CHAT_FACTS="$ART/facts-chat.json"
+fi
+
 passed=0 failed=0
 count() { # file with PASS/FAIL lines
   passed=$((passed + $(grep -c '^PASS' "$1"))); failed=$((failed + $(grep -c '^FAIL' "$1")))
@@ -76,6 +85,7 @@ if [[ -f "$CORPUS/mistral-spm/mistral_instruct_tokenizer_240323.model.v3" ]]; th
                E2E_MODEL_FACTS="$vim_out/facts-model.json")
 fi
 cmd=$(printf '%q ' env HOME="$vim_home" TERM=xterm-256color E2E_ARTIFACTS="$vim_out" E2E_FILE="$VIM_FILE" "${model_env[@]}" \
+  E2E_CHAT_FACTS="${E2E_CHAT_FACTS:-}" \
   E2E_LITERAL="$VIM_LITERAL" E2E_TIMEOUT=120 vim -N -i NONE -S "$ROOT/tests/editors/vim-ale-smoke.vim")
 tmux -L "vim-smoke-$$" -f /dev/null new-session -d -s v -x 160 -y 40 "$cmd"
 for _ in $(seq 1 180); do

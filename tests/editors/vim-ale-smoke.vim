@@ -3,7 +3,9 @@
 " `filetype plugin on` and `packadd! ale`, and the plugin copied to ~/.vim/plugin/:
 "   HOME=<that home> vim -N -i NONE -S tests/editors/vim-ale-smoke.vim
 " Environment as for the Emacs test (E2E_REPO, TOKENIZER_LSP_PYTHON, E2E_FILE, E2E_LITERAL,
-" E2E_TEXT, E2E_HEX, E2E_ARTIFACTS), and E2E_MERGES_TXT (a merges.txt with its vocab.json).
+" E2E_TEXT, E2E_HEX, E2E_ARTIFACTS), and E2E_MERGES_TXT (a merges.txt with its vocab.json);
+" E2E_CHAT_FACTS (tests/editors/chat_facts.py): a chat_template.jinja beside qwen3's tokenizer
+" gets filetype jinja and the server, chat-template-token on its misspelt literal, a hover id.
 " Writes one line per check and "N passed, N failed" to $E2E_ARTIFACTS/vim-results.txt, then
 " quits.
 set nomore shortmess+=F
@@ -87,11 +89,20 @@ function! s:ReadHover(pos, tries, Done) abort
     endif
   endfor
   if empty(l:text) && a:tries < 20 && reltimefloat(reltime()) < s:deadline
+    " an answer still on its way shows when it comes (the cursor has not moved): ask again
+    " only every 3 s (the first hover in a chat template waits for the tokenizer's tables)
+    if s:polls < 10
+      let s:polls += 1
+      return timer_start(300, {-> s:ReadHover(a:pos, a:tries, a:Done)})
+    endif
+    let s:polls = 0
     silent! wincmd p
     return s:AskHover(a:pos, a:tries, a:Done)
   endif
+  let s:polls = 0
   call a:Done(l:text, a:tries)
 endfunction
+let s:polls = 0
 
 function! s:HoverShown(text, tries) abort
   call writefile(split(a:text, "\n"), s:art . '/vim-hover.txt')
@@ -131,7 +142,7 @@ endfunction
 " tests/editors/format_facts.py)
 function! s:Model() abort
   if empty($E2E_MODEL) || !filereadable($E2E_MODEL_FACTS)
-    return s:Finish()
+    return s:Chat()
   endif
   let s:facts = json_decode(join(readfile($E2E_MODEL_FACTS), "\n"))
   silent! pclose
@@ -159,6 +170,48 @@ function! s:ModelHoverShown(text, tries) abort
   let l:h = s:facts.hover
   call s:Report(printf(':ALEHover on the row of %s shows id %d and bytes %s', l:h.piece, l:h.id, l:h.hex),
   \ a:text =~# 'id ' . l:h.id . '\>' && stridx(a:text, l:h.hex) >= 0,
+  \ s:Short(a:text) . (a:tries > 1 ? printf(' (after %d :ALEHover)', a:tries) : ''))
+  call s:Chat()
+endfunction
+
+" 5. a model folder's chat_template.jinja (the first file of $E2E_CHAT_FACTS): Vim 9.0 knows no
+" *.jinja, the plugin makes it jinja; ALE runs the server on it; the misspelt literal's
+" chat-template-token where the file's text has it (ALE: 1-based col, end_col inclusive; the
+" line is ASCII, so UTF-16 columns are bytes); a hover on <|im_start|> names tokenizers' id
+function! s:Chat() abort
+  if empty($E2E_CHAT_FACTS) || !filereadable($E2E_CHAT_FACTS)
+    return s:Finish()
+  endif
+  let s:chat = json_decode(join(readfile($E2E_CHAT_FACTS), "\n")).files[0]
+  silent! pclose
+  execute 'edit ' . fnameescape(s:chat.path)
+  let s:chat_buf = bufnr('')
+  call s:Report('chat_template.jinja gets filetype jinja', &filetype is# 'jinja', 'filetype ' . &filetype)
+  call timer_start(200, function('s:WaitChat'))
+endfunction
+
+function! s:WaitChat(timer) abort
+  let l:want = s:chat.diagnostics[0]
+  let l:items = filter(copy(ale#engine#GetLoclist(s:chat_buf)), {_, v -> get(v, 'code', '') is# l:want.code})
+  if empty(l:items) && reltimefloat(reltime()) < s:deadline
+    return timer_start(200, function('s:WaitChat'))
+  endif
+  let l:at = filter(copy(l:items), {_, v -> v.lnum == l:want.line + 1 && v.col == l:want.character + 1
+  \                                         && v.end_col == l:want.end_character})
+  call s:Report(printf('chat_template.jinja: %s on line %d, columns %d-%d', l:want.code, l:want.line + 1,
+  \                    l:want.character + 1, l:want.end_character), len(l:items) == 1 && len(l:at) == 1,
+  \ printf('%d with that code; first: %s', len(l:items),
+  \        empty(l:items) ? '-' : printf('%d:%d-%d %s', l:items[0].lnum, l:items[0].col, get(l:items[0], 'end_col', -1),
+  \                                      s:Short(l:items[0].text))))
+  let l:h = s:chat.hovers[0]
+  call s:AskHover([l:h.line + 1, l:h.character + 2], 0, function('s:ChatHoverShown'))
+endfunction
+
+function! s:ChatHoverShown(text, tries) abort
+  call writefile(split(a:text, "\n"), s:art . '/vim-chat-hover.txt')
+  let l:h = s:chat.hovers[0]
+  call s:Report(printf(':ALEHover on %s in chat_template.jinja shows %s', l:h.literal, join(l:h.contains, ', ')),
+  \ len(filter(copy(l:h.contains), {_, w -> stridx(a:text, w) < 0})) == 0,
   \ s:Short(a:text) . (a:tries > 1 ? printf(' (after %d :ALEHover)', a:tries) : ''))
   call s:Finish()
 endfunction
