@@ -13,7 +13,8 @@ from ..core.formats.merges_doc import NO_VOCABULARY
 from ..core.model import DEFAULT_SEVERITY, SEVERITIES
 from ..core.model_folder.folder import config_files_checked, tokenizer_paths
 from . import tables
-from .common import err as _err, tokenizer_index
+from .common import err as _err
+from .common import tokenizer_index
 from .progress import progress
 from .report import Row, exit_status, report
 
@@ -93,16 +94,15 @@ def _templates_of_folders(given: list[str]) -> list[str]:
 
 
 def _template_index(path: str):
-    """A .jinja chat template: checked against the model folder it stands in."""
-    from ..core.chat.template_index import jinja_index
+    """A .jinja chat template: checked against the model folder it stands in, as the editor
+    checks it (core/model_folder/chat_template_file.py)."""
+    from ..core.files import index_file
 
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        idx = index_file(path)
     except OSError as e:
         _err(f"{path}: cannot read: {e.strerror or e}")
         return tables.FAILED
-    idx = jinja_index(data, path)
     if not idx.is_tokenizer:
         _err(f"{path}: {idx.not_tokenizer_reason}")
         return tables.FAILED

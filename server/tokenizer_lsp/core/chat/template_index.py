@@ -9,30 +9,8 @@ from __future__ import annotations
 import os
 
 from .checks import template_findings
-from .folder_checks import _obj, folder_context, jinja_file_findings
+from .folder_checks import folder_context
 from .places import JINJA_DIR, JINJA_FILE
-
-
-def jinja_index(data: bytes, path: str):
-    """A `.jinja` template file's index: its template findings against the model folder it
-    stands in (a template with no tokenizer beside it is not a file this tool reports on)."""
-    from ..document_index import DocumentIndex
-    from ..model_folder.folder import facts_from_disk, read_config, tokenizer_beside
-    from .source import model_folder_of
-
-    folder = model_folder_of(path)
-    tokenizer = tokenizer_beside(os.path.join(folder, "tokenizer_config.json"))
-    if tokenizer is None:
-        return DocumentIndex(data, path, not_tokenizer_reason="not a tokenizer file (a .jinja template with no "
-                             "tokenizer beside it)")
-    configs = {}
-    for name in ("tokenizer_config.json", "special_tokens_map.json", "generation_config.json", "config.json"):
-        doc = read_config(os.path.join(folder, name)) if os.path.isfile(os.path.join(folder, name)) else None
-        if doc is not None:
-            configs[name] = doc
-    config = _obj(configs.get("tokenizer_config.json")) or {}
-    ctx = folder_context(folder, config if isinstance(config, dict) else {}, configs, facts_from_disk(tokenizer))
-    return DocumentIndex(data, path, "chat-template", None, jinja_file_findings(data, ctx))
 
 
 def template_files_in(folder: str) -> list[str]:
