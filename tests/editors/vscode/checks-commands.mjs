@@ -226,9 +226,11 @@ export async function commandChecks() {
     const keyLine = fs.readFileSync(cfg.file, 'utf8').split('\n').findIndex((l) => l.trimStart().startsWith('"chat_template"')) + 1;
     if (keyLine < 1) fail('no "chat_template" key in the copied tokenizer_config.json');
     await gotoLine(keyLine, 1);
+    // a lens line: its titles joined by " | " (commands are links, the rest plain text)
     const lens = page.locator('.codelens-decoration a');
     const texts = await until(async () => {
-      const t = await lens.allInnerTexts().catch(() => []);
+      const line = await page.locator('.codelens-decoration').allInnerTexts().catch(() => []);
+      const t = line.join(' | ').split('|').map((x) => x.trim()).filter(Boolean);
       return t.some((x) => x.includes('Preview')) ? t : null;
     }, WAIT_SERVER_MS, 500);
     if (!texts) fail('no code lens with "Preview" over chat_template');

@@ -34,7 +34,7 @@ def summarize(idx, unreachable: int | None = None, why: str | None = None) -> di
     v = idx.vocab
     doc = idx.doc
     if getattr(doc, "table", None) is not None and getattr(doc, "plugin", None) is not None:
-        return _table_summary(idx, doc, unreachable, why)
+        raise TypeError("a plug-in's table: table_stats.index_summary gives its stats")
     base = _cache.get(idx)
     if base is None:
         base = _summary(idx, v) if v is not None else _empty(idx)
@@ -46,26 +46,6 @@ def summarize(idx, unreachable: int | None = None, why: str | None = None) -> di
     if unreachable is None and why:
         out["unreachable_not_computed"] = why
     return out
-
-
-def _table_summary(idx, doc, unreachable: int | None, why: str | None) -> dict:
-    """A format plug-in's table open in the server: the keys `stats` gives for the file
-    (table_stats.summary), so the editor and the command line say the same; a count the
-    server does not hold is check's rule read off the findings, or not computed and why."""
-    from ..checks.tables import unreachable_stats
-    from .table_stats import summary
-
-    base = _cache.get(idx)
-    if base is None:
-        base = summary(doc.plugin, doc.table, idx.findings, None)
-        _cache[idx] = base
-    if unreachable is not None:
-        counted = {"unreachable": unreachable}
-    else:
-        counted = unreachable_stats(doc.table, doc.plugin, idx.findings, count=False, skipped=why)
-        if counted.get("unreachable_not_computed") is None:
-            counted.pop("unreachable_not_computed", None)  # being computed: no reason yet
-    return {**{k: v for k, v in base.items() if not k.startswith("unreachable")}, **counted}
 
 
 def _empty(idx) -> dict:

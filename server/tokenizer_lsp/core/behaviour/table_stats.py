@@ -71,3 +71,24 @@ def _short(v) -> str:
     if isinstance(v, str) and (len(v) > 60 or "\n" in v):
         return repr(v[:40]) + f"… ({len(v):,} chars)"
     return str(v)
+
+
+def index_summary(idx, unreachable: int | None, why: str | None) -> dict:
+    """A format plug-in's table open in the server: the keys `stats` gives for the file
+    (table_stats.summary), so the editor and the command line say the same; a count the
+    server does not hold is check's rule read off the findings, or not computed and why."""
+    from ..checks.tables import unreachable_stats
+    from .stats import _cache
+
+    doc = idx.doc
+    base = _cache.get(idx)
+    if base is None:
+        base = summary(doc.plugin, doc.table, idx.findings, None)
+        _cache[idx] = base
+    if unreachable is not None:
+        counted = {"unreachable": unreachable}
+    else:
+        counted = unreachable_stats(doc.table, doc.plugin, idx.findings, count=False, skipped=why)
+        if counted.get("unreachable_not_computed") is None:
+            counted.pop("unreachable_not_computed", None)  # being computed: no reason yet
+    return {**{k: v for k, v in base.items() if not k.startswith("unreachable")}, **counted}

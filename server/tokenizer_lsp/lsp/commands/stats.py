@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from ...core.behaviour.stats import render, summarize
-from ...core.behaviour.table_stats import render_stats
+from ...core.behaviour.table_stats import index_summary, render_stats
 from . import open_tokenizer
 
 
@@ -19,7 +19,9 @@ async def run(ls, arguments: list):
     doc, idx, version = await open_tokenizer(ls, arguments, "tokenizer-lsp.stats")
     job = ls.scheduler.unreachable
     count = unreachable_count(job, doc)
-    stats = await asyncio.to_thread(summarize, idx, count, None if count is not None else unreachable_why(job, idx))
+    why = None if count is not None else unreachable_why(job, idx)
+    is_table = getattr(idx.doc, "table", None) is not None and getattr(idx.doc, "plugin", None) is not None
+    stats = await asyncio.to_thread(index_summary if is_table else summarize, idx, count, why)
     # a plug-in's table (tekken, vocab.txt, a .model or GGUF view) as `stats` prints it, settings too
     text = render_stats(stats, None) if "piece_types" in stats else render(stats)
     return {**stats, "version": version, "text": text}
