@@ -155,7 +155,9 @@ function chatCounts(r: Rendered): string {
 
 /** The template checks' findings, one line each (code, template line, message). */
 function findingsHtml(findings: Finding[] | undefined): string {
-  if (!findings || findings.length === 0) return '<div class="findings" data-findings="0">template checks: no finding</div>';
+  // undefined: the backend does not send them (VS Code's editor shows them as diagnostics)
+  if (findings === undefined) return '';
+  if (findings.length === 0) return '<div class="findings" data-findings="0">template checks: no finding</div>';
   const rows = findings.map((f) => `<li class="finding ${escapeHtml(f.severity)}" data-code="${escapeHtml(f.code)}">` +
     `<b>${escapeHtml(f.severity)}</b> <code>${escapeHtml(f.code)}</code>` +
     `${f.line ? ` (template line ${f.line})` : ''}: ${escapeHtml(f.message)}</li>`).join('');

@@ -249,7 +249,7 @@ export async function commandChecks() {
       + 'print(json.dumps(list(r["input_ids"] if hasattr(r, "keys") else r)))',
       path.dirname(cfg.file), JSON.stringify(messages),
     );
-    await shot('chat-template-lens');
+    await docShot('chat-template-vscode');
     if (JSON.stringify(got) !== JSON.stringify(want)) fail(`the preview's ids ${JSON.stringify(got)} differ from apply_chat_template's ${JSON.stringify(want)}`);
     await runCommand('View: Close All Editor Groups');
     return `lens ${JSON.stringify(texts)}; Preview: ${messages.length} messages -> ${got.length} ids equal to transformers' apply_chat_template`;

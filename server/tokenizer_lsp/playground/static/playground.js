@@ -462,7 +462,8 @@
     return `<div class="chat-counts">template${name}: <span data-count="template">${tpl}</span> tokens \xB7 messages: <span data-count="messages">${inMessages}</span> \xB7 per message text: ` + per.map((n, i) => `<span class="per-message" data-message="${i}">${n}</span>`).join(" + ") + `<div class="template-source">${escapeHtml(r.template.source)}</div>${findingsHtml(r.findings)}</div>`;
   }
   function findingsHtml(findings) {
-    if (!findings || findings.length === 0) return '<div class="findings" data-findings="0">template checks: no finding</div>';
+    if (findings === void 0) return "";
+    if (findings.length === 0) return '<div class="findings" data-findings="0">template checks: no finding</div>';
     const rows = findings.map((f) => `<li class="finding ${escapeHtml(f.severity)}" data-code="${escapeHtml(f.code)}"><b>${escapeHtml(f.severity)}</b> <code>${escapeHtml(f.code)}</code>${f.line ? ` (template line ${f.line})` : ""}: ${escapeHtml(f.message)}</li>`).join("");
     return `<ul class="findings" data-findings="${findings.length}">${rows}</ul>`;
   }
