@@ -61,14 +61,16 @@ STAND_IN = textwrap.dedent('''
     from dataclasses import dataclass
 
     @dataclass
-    class Issue:
+    class Issue:  # the fields of portability.PortabilityIssue
+        engine: str
+        construct: str
         start: int
         end: int
         message: str
         portable: str | None
 
     def portability_issues(source, kwargs, ours):
-        return [Issue(m.start(), m.end(), "stand-in engine rejects .strip()", "| trim")
+        return [Issue("stand-in", "`.strip()`", m.start(), m.end(), "stand-in engine rejects .strip()", "| trim")
                 for m in re.finditer(r"\\.strip\\(\\)", source)]
 
     module = types.ModuleType("tokenizer_lsp.core.chat.portability")
