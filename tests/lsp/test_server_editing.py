@@ -198,7 +198,7 @@ async def test_settings_from_initialization_options(ws_client: LanguageClient, t
     diags = await open_doc(ws_client, uri, text)
     frag = [d for d in diags if d.code == "utf8-fragment"]
     assert frag and all(d.severity == types.DiagnosticSeverity.Warning for d in frag)
-    await hover(ws_client, uri, 0, 0)
+    await wait_idle(ws_client)  # the index answers the hints (a hover on "{" never comes: it waited 10 s)
     hints = await ws_client.text_document_inlay_hint_async(types.InlayHintParams(
         ident(uri), types.Range(types.Position(0, 0), types.Position(len(text.split("\n")), 0))))
     assert hints and all(("␣" in h.label) or ("\\" in h.label) for h in hints)
@@ -226,7 +226,7 @@ async def test_settings_change_without_restart(client: LanguageClient, tmp_path)
     uri = (tmp_path / "tokenizer.json").as_uri()
     first = await open_doc(client, uri, text)
     assert all(d.severity == types.DiagnosticSeverity.Hint for d in first if d.code == "utf8-fragment")
-    await hover(client, uri, 0, 0)
+    await wait_idle(client)  # every job of the open is done before the settings change
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"tokenizerLsp": {
         "inlayHints": {"mode": "off"}, "diagnostics": {"severity": {"utf8-fragment": "error", "id-gap": "off"}}}}))
     params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
