@@ -3,6 +3,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.lsp.harness import lsp_sessions  # noqa: F401 (a fixture: the shared LSP sessions of a module)
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("TOKENIZER_CORPUS", ROOT.parent / "shared" / "corpus"))
 # no unreachable-token cache (servers and command lines started by the tests inherit it):

@@ -11,7 +11,7 @@ from pytest_lsp import LanguageClient
 
 from tests.conftest import corpus_file
 from tests.corpus.test_format_tekken import N_SPECIAL, synthetic
-from tests.lsp.harness import client, hover, ident, open_doc  # noqa: F401
+from tests.lsp.harness import shared_client as client, hover, ident, open_doc  # noqa: F401
 
 # mistral-common is the oracle (pyproject's `test` extra): without it these tests fail at
 # import, never skip (a skip would hide a missing install step)

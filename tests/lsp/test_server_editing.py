@@ -13,7 +13,6 @@ from tests.conftest import ROOT, corpus_file
 from tests.lsp_idle import wait_idle
 from tests.lsp.harness import (  # noqa: F401
     change,
-    client,
     diagnostics_for_version,
     find,
     hover,
@@ -21,6 +20,7 @@ from tests.lsp.harness import (  # noqa: F401
     make_fixture,
     open_doc,
 )
+from tests.lsp.harness import shared_client as client  # noqa: F401 (one server for the module)
 
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
 
@@ -30,7 +30,10 @@ utf8_client = make_fixture(("utf-8", "utf-16"))
 pull_client = make_fixture(init_options={"diagnostics": {"maxPerFile": 0}}, pull=True)
 plain_client = make_fixture(hover_format=(types.MarkupKind.PlainText,), refresh=False, pull=False)
 ws_client = make_fixture(init_options={"inlayHints": {"mode": "whitespace"},
-                                       "diagnostics": {"severity": {"utf8-fragment": "warning"}, "debounceMs": 10}})
+                                       "diagnostics": {"severity": {"utf8-fragment": "warning"}, "debounceMs": 10}},
+                         shared=True)
+# a server of its own: its test changes the settings, which would carry over to the next test
+settings_client = make_fixture(init_options={"diagnostics": {"maxPerFile": 0}})
 
 
 async def test_edit_breaks_then_repairs_json(client: LanguageClient, tmp_path):
@@ -221,7 +224,8 @@ async def test_plain_client_without_refresh(plain_client: LanguageClient, tmp_pa
     assert "`" not in h.contents.value and "**" not in h.contents.value and "20 E2 88" in h.contents.value
 
 
-async def test_settings_change_without_restart(client: LanguageClient, tmp_path):
+async def test_settings_change_without_restart(settings_client: LanguageClient, tmp_path):
+    client = settings_client
     text = EXAMPLE.read_text(encoding="utf-8")
     uri = (tmp_path / "tokenizer.json").as_uri()
     first = await open_doc(client, uri, text)
