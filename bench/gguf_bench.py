@@ -65,8 +65,9 @@ def measure(cmd: list[str], pythonpath: str) -> dict:
 
 
 def big_gguf(small: Path, dest: Path, size: int) -> Path:
-    from tests.gguf_fixtures import write_gguf
     from tokenizer_lsp.core.formats.gguf import PLUGIN
+
+    from tests.gguf_fixtures import write_gguf
 
     t = PLUGIN.read(str(small))
     names = {None: 1, "NORMAL": 1, "UNKNOWN": 2, "CONTROL": 3, "USER_DEFINED": 4, "UNUSED": 5, "BYTE": 6}

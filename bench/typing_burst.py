@@ -276,7 +276,6 @@ def fmt(v) -> str:
 
 
 async def main_async(args) -> int:
-    rng = random.Random(args.seed)
     trees = {"old": str(Path(args.old).resolve() / "server"), "new": str(Path(args.new).resolve() / "server")}
     trees = {k: v for k, v in trees.items() if k in args.trees.split(",") and (k != "old" or args.old)}
     bench_module.LOG = args.log

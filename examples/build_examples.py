@@ -13,7 +13,6 @@ from collections import Counter
 from pathlib import Path
 
 import regex
-
 from tokenizer_lsp.decoding.bytemap import BYTE_TO_CHAR  # pip install -e . first
 
 TEXT = """\

@@ -110,7 +110,7 @@ def bugs(conv: dict) -> dict[str, tuple[str, dict]]:
     types = list(conv["types"])
     types[ids["<start_of_turn>"]] = 1  # NORMAL instead of CONTROL (unsloth #5070)
     control = list(conv["types"])
-    control[ids["the"] if "the" in ids else 100] = 3  # an ordinary token typed CONTROL: never produced
+    control[ids.get("the", 100)] = 3  # an ordinary token typed CONTROL: never produced
     renamed = list(conv["tokens"])
     k = next(i for i, t in enumerate(renamed) if len(t) > 3 and t.isalpha())
     renamed[k] = renamed[k].upper() + "x"

@@ -9,10 +9,10 @@ import subprocess
 import sys
 
 import pytest
+from tokenizer_lsp.core.chat.chats import standard_chats, with_next_turn
 
 from tests.chat import oracle
 from tests.conftest import corpus_file
-from tokenizer_lsp.core.chat.chats import standard_chats, with_next_turn
 
 FOLDERS = ["qwen3", "llama3", "gemma3"]
 
@@ -39,7 +39,7 @@ def expected(folder: str) -> set[str]:
         text = oracle.apply(folder, plain, tokenize=False)
     except Exception:  # noqa: BLE001
         return {"chat-template-render"}
-    for name, (_, chat) in chats.items():
+    for _name, (_, chat) in chats.items():
         try:
             oracle.apply(folder, chat, tokenize=False)
         except Exception:  # noqa: BLE001
@@ -65,7 +65,7 @@ def expected(folder: str) -> set[str]:
             out.add("chat-template-stop-token")
     prompted = oracle.apply(folder, {**plain, "add_generation_prompt": True}, tokenize=False)
     bad = not (prompted.startswith(text) and len(prompted) > len(text))
-    for name, (_, chat) in chats.items():
+    for _name, (_, chat) in chats.items():
         try:
             if not oracle.apply(folder, with_next_turn(chat), tokenize=False).startswith(
                     oracle.apply(folder, chat, tokenize=False)):

@@ -11,12 +11,12 @@ from datetime import datetime
 
 import orjson
 import pytest
+from tokenizer_lsp.core.chat.apply import apply
+from tokenizer_lsp.core.chat.chats import sample, standard_chats, with_next_turn
+from tokenizer_lsp.core.chat.source import chosen, open_source
 
 from tests.chat import oracle
 from tests.conftest import CORPUS, corpus_file
-from tokenizer_lsp.core.chat.apply import apply
-from tokenizer_lsp.core.chat.chats import NEXT_TURN, sample, standard_chats, with_next_turn
-from tokenizer_lsp.core.chat.source import chosen, open_source
 
 FOLDERS = ["qwen3", "llama3", "gemma3"]
 CHATS = {"sample": sample(), **{k: c for k, (_, c) in standard_chats().items()},
@@ -47,8 +47,8 @@ def test_corpus_folders_render_byte_exact(name):
     src = open_source(folder)
     place = chosen(src)
     for chat_name, chat in CHATS.items():
-        theirs = _oracle_or_error(lambda: oracle.apply(folder, chat, tokenize=False))
-        ours = _oracle_or_error(lambda: apply(place.text, chat, src.special_tokens).text)
+        theirs = _oracle_or_error(lambda: oracle.apply(folder, chat, tokenize=False))  # noqa: B023 (called at once)
+        ours = _oracle_or_error(lambda: apply(place.text, chat, src.special_tokens).text)  # noqa: B023 (called at once)
         assert ours == theirs, chat_name
 
 
@@ -107,7 +107,7 @@ def test_folder_picks_the_template_transformers_picks(tmp_path):
     for req, name in ((chat, None), (tools, None), ({**chat, "documents": [{"title": "t", "text": "x"}]}, "rag")):
         args = ["--template", name] if name else []
         got = cli("render", folder, "--messages", "-", *args, stdin=json.dumps(req).encode())
-        theirs = _oracle_or_error(lambda: oracle.apply(folder, req, tokenize=False, chat_template=name))
+        theirs = _oracle_or_error(lambda: oracle.apply(folder, req, tokenize=False, chat_template=name))  # noqa: B023 (called at once)
         assert (got.stdout.decode() if got.returncode == 0 else ("raises", got.returncode)) == \
             (theirs if isinstance(theirs, str) else ("raises", 2)), got.stderr
 

@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from tokenizer_lsp.core.detect import content_kind
 from tokenizer_lsp.core.index import build_index
 

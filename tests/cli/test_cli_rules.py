@@ -20,7 +20,6 @@ import threading
 import pytest
 import tiktoken
 import tokenizers
-
 from tokenizer_lsp.cli import progress as progress_module
 from tokenizer_lsp.cli.report import summary_line
 

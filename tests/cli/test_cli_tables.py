@@ -11,12 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import corpus_file
-from tokenizer_lsp.core.formats.registry import plugins
-
 import sentencepiece as spm  # third-party engine, not our code
 from sentencepiece import sentencepiece_model_pb2 as pb2
+from tokenizer_lsp.core.formats.registry import plugins
+
+from tests.conftest import corpus_file
 
 DATA = Path(__file__).parent.parent / "data" / "sentencepiece"
 UNIGRAM = DATA / "botchan_en_unigram_1000.model"

@@ -121,6 +121,7 @@ def test_the_folder_special_tokens_are_matched_whole(tmp_path, config):
     import shutil
 
     import transformers
+
     from tests.conftest import corpus_file
 
     folder = tmp_path / "gpt2"
@@ -207,11 +208,11 @@ def test_check_calls_no_token_the_folder_matches_whole_unreachable(tmp_path):
     # whisper's vocab.json + merges.txt: `<|endoftext|>` is a vocab entry no merge builds.
     # Read by transformers as a GPT2Tokenizer folder it is the class's bos/eos/unk token,
     # matched whole; the pair alone (tokenizers' BPE) splits it
-    from tests.conftest import corpus_file
+    import transformers
     from tokenizers import Tokenizer, pre_tokenizers
     from tokenizers.models import BPE
 
-    import transformers
+    from tests.conftest import corpus_file
     folder = tmp_path / "whisper"
     folder.mkdir()
     for name in ("vocab.json", "merges.txt"):

@@ -12,7 +12,6 @@ import sys
 import pytest
 from tiktoken.load import load_tiktoken_bpe
 
-
 PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 

@@ -1,10 +1,9 @@
 """Facts from shared/corpus/README.md, checked on the real files."""
 
 import pytest
-
 from tokenizer_lsp.core.decoded_listing import decoded_rows
-from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.decoding import Scheme
+from tokenizer_lsp.core.files import index_file
 
 from tests.conftest import corpus_file
 
@@ -137,7 +136,6 @@ def test_merges_checked_apart_agree_with_one_parse(rel, monkeypatch):
 
 def test_lookups_after_compaction_agree_with_the_parsed_vocab():
     import orjson
-
     from tokenizer_lsp.core.compact_vocab import CompactTokens
 
     path = corpus_file("qwen3/tokenizer.json")

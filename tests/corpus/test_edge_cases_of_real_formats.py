@@ -8,19 +8,18 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from tokenizer_lsp.core.decoded_listing import decoded_rows
-from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.cli import main as cli
+from tokenizer_lsp.core.decoded_listing import decoded_rows
 from tokenizer_lsp.core.decoding import BYTE_TO_CHAR, Scheme, byte_level_encode, decode_token
 from tokenizer_lsp.core.decoding.display import visible_text
 from tokenizer_lsp.core.decoding.utf8 import Utf8Kind, classify, describe_fragment, faults, short_fragment_kind
-from tokenizer_lsp.lsp.render.hover import hover_markdown
-from tokenizer_lsp.lsp.render.hints import hints_in
-from tokenizer_lsp.core.pieces import piece_at
+from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.formats.merges_doc import MergesDocument
 from tokenizer_lsp.core.formats.tiktoken_doc import TiktokenDocument
 from tokenizer_lsp.core.index import build_index
+from tokenizer_lsp.core.pieces import piece_at
+from tokenizer_lsp.lsp.render.hints import hints_in
+from tokenizer_lsp.lsp.render.hover import hover_markdown
 
 from tests.conftest import corpus_file
 
@@ -107,7 +106,6 @@ def test_malformed_merges_in_a_large_file_parsed_apart(tmp_path, monkeypatch):
     """Over 1 MB the merges are parsed apart (and in a forked child): same positions."""
     import tokenizer_lsp.core.formats.json_checks as json_checks
     import tokenizer_lsp.core.formats.json_doc as json_doc
-
     from tokenizer_lsp.core import hooks
     from tokenizer_lsp.runtime.forked import Forked
 
@@ -507,7 +505,7 @@ def test_faults_agree_with_python_both_ways(data):
         valid = False
     assert valid == (found == []) == (classify(data) is Utf8Kind.VALID)
     ends = [0]
-    for shape, s, e in found:
+    for _shape, s, e in found:
         assert ends[-1] <= s < e <= len(data)
         ends.append(e)
     rest = b"".join(data[e0:s] for (e0, (_, s, _)) in zip(ends, found)) + data[ends[-1]:]

@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
-
+import tiktoken.load as tiktoken_load
 from tokenizer_lsp.core.decoded_listing import decoded_rows
 from tokenizer_lsp.core.files import index_file
-
-import tiktoken.load as tiktoken_load
 
 
 def run_cli(*args: str) -> tuple[int, str, str]:
@@ -99,7 +95,6 @@ def test_added_tokens_json_beside_vocab_json_defines_tokens(tmp_path):
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import LanguageClient  # noqa: E402
 
-
 # the session the navigation tests use (tests/lsp/harness.py)
 from tests.lsp.harness import navigation_client as client  # noqa: E402, F401 (a fixture)
 
@@ -155,10 +150,9 @@ def test_string_merge_with_a_spaced_part_is_ambiguous_and_converts_to_pairs():
     merge as the pair ["a b", "c"]; written as the string "a b c" tokenizers refuses the
     file. That string is `merge-ambiguous` (not only `merge-malformed`) and its quick fix
     gives back the pairs tokenizers itself writes, which tokenizers loads."""
-    from tokenizers import Tokenizer, models
-
     from tokenizer_lsp.core.fixes import apply_edits, fixes_for
     from tokenizer_lsp.core.index import build_index
+    from tokenizers import Tokenizer, models
 
     vocab = {"a": 0, "b": 1, "c": 2, " ": 3, "a b": 4, "a bc": 5, "x": 6, "y": 7, "xy": 8}
     pairs_text = Tokenizer(models.BPE(vocab=vocab, merges=[("a b", "c"), ("x", "y")])).to_str()

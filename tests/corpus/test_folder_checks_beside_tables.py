@@ -16,10 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import sentencepiece as spm
 
 from tests.conftest import ROOT, corpus_file
-
-import sentencepiece as spm
 
 CONFIG_CODES = ("config-token-missing", "config-id-mismatch")
 ABSENT = "<|not-a-piece|>"

@@ -17,11 +17,11 @@ import tarfile
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import ROOT, corpus_file
 from tokenizer_lsp.core.formats import registry
 from tokenizer_lsp.core.formats.gguf import PLUGIN
 from tokenizer_lsp.core.formats.table import FormatError
+
+from tests.conftest import ROOT, corpus_file
 
 SDIST = "llama_cpp_python-0.3.36"
 MODELS = f"{SDIST}/vendor/llama.cpp/models"

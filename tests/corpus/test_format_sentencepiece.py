@@ -14,14 +14,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import CORPUS
-
 import sentencepiece as spm  # a third-party engine, not our code
 from sentencepiece import sentencepiece_model_pb2 as pb2  # needs protobuf
-
 from tokenizer_lsp.core.formats.registry import sniff_path  # noqa: E402
 from tokenizer_lsp.core.formats.sentencepiece import PLUGIN  # noqa: E402
+
+from tests.conftest import CORPUS
 
 DATA = Path(__file__).parent.parent / "data" / "sentencepiece"
 TYPE_NAMES = {1: "NORMAL", 2: "UNKNOWN", 3: "CONTROL", 4: "USER_DEFINED", 5: "UNUSED", 6: "BYTE"}
@@ -223,7 +221,7 @@ def test_duplicate_piece(trained, tmp_path):
         extra.piece, extra.score = twice, -50.0
 
     path = edited(trained["unigram"], tmp_path / "dup.model", edit)
-    with pytest.raises(Exception):  # the engine refuses it: that is why it is an error
+    with pytest.raises(Exception):  # noqa: B017 - the engine refuses it: that is why it is an error
         spm.SentencePieceProcessor(model_file=str(path))
     found = [f for f in codes(path) if f["code"] == "duplicate-token"]
     assert [f["id"] for f in found] == [len(proto.pieces)]
@@ -283,7 +281,6 @@ def test_mutated_models_read_or_fail_with_one_format_error():
     a FormatError, never another exception (the CLI turns FormatError into one line)."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
-
     from tokenizer_lsp.core.formats.table import FormatError
 
     data = (DATA / "botchan_en_bpe_1000.model").read_bytes()

@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+# mistral-common is the oracle (pyproject's `test` extra): without it these tests fail at
+# import, never skip (a skip would hide a missing install step)
+from mistral_common.tokens.tokenizers import tekken  # noqa: E402
+from mistral_common.tokens.tokenizers.base import SpecialTokenPolicy  # noqa: E402
 from tokenizer_lsp.core.checks.tables import table_findings
 from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.formats import registry
@@ -17,11 +21,6 @@ from tokenizer_lsp.core.formats.tekken import PLUGIN, hover_note
 from tokenizer_lsp.core.formats.tekken.read import DEFAULT_SPECIALS, FILLER
 
 from tests.conftest import CORPUS
-
-# mistral-common is the oracle (pyproject's `test` extra): without it these tests fail at
-# import, never skip (a skip would hide a missing install step)
-from mistral_common.tokens.tokenizers import tekken  # noqa: E402
-from mistral_common.tokens.tokenizers.base import SpecialTokenPolicy  # noqa: E402
 
 Tekkenizer = tekken.Tekkenizer
 
@@ -246,7 +245,7 @@ def test_special_missing_eos(tmp_path):
     path = write(tmp_path, synthetic("v7", specials))
     tk = Tekkenizer.from_file(path)
     with pytest.raises(ValueError):
-        tk.eos_id
+        _ = tk.eos_id
     found = codes(path)
     assert list(found) == ["special-id"] and "</s>" in found["special-id"][0].message
 

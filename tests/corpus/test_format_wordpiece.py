@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from tokenizer_lsp.core.formats.registry import sniff_path
+from tokenizer_lsp.core.formats.wordpiece import PLUGIN
 from tokenizers import Tokenizer
 from tokenizers.implementations import BertWordPieceTokenizer
 from tokenizers.models import WordPiece
 
 from tests.conftest import corpus_file
-from tokenizer_lsp.core.formats.registry import sniff_path
-from tokenizer_lsp.core.formats.wordpiece import PLUGIN
 
 TEXTS = ["Hello, World!", "unaffable naïve CAFÉ", "東京 tower\t42", "", "[CLS] in the text [SEP]",
          "x" * 120 + " long word"]

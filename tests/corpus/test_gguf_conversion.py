@@ -13,12 +13,12 @@ import subprocess
 import sys
 
 import pytest
-
-from tests.conftest import ROOT
-from tests.gguf_fixtures import BUG_NAMES, bugs, converted, hf_folder, write_gguf
 from tokenizer_lsp.core.checks.gguf_source import PROBES
 from tokenizer_lsp.core.checks.tables import table_findings
 from tokenizer_lsp.core.formats.gguf import PLUGIN
+
+from tests.conftest import ROOT
+from tests.gguf_fixtures import BUG_NAMES, bugs, converted, hf_folder, write_gguf
 
 GGUF_CODES = {"gguf-pre-missing", "gguf-token-type", "gguf-mismatch", "gguf-special-id", "gguf-chat-template"}
 

@@ -18,12 +18,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import gguf
 import pytest
 
 from tests.conftest import corpus_file
 from tests.gguf_fixtures import write_gguf
 
-import gguf
 EOT = "<|endoftext|>"
 NORMAL, CONTROL, USER_DEFINED = 1, 3, 4  # gguf.TokenType
 

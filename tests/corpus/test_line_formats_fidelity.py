@@ -18,9 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import tiktoken  # noqa: E402
+import tiktoken.load as tiktoken_load  # dependencies of the package: a broken install fails, never skips
+import tokenizers.models as tokenizers_models
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from tokenizer_lsp.cli import main as cli
 from tokenizer_lsp.core import detect
 from tokenizer_lsp.core.decoded_listing import decoded_rows
@@ -28,14 +30,9 @@ from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.formats.tiktoken_doc import TiktokenDocument
 from tokenizer_lsp.core.pieces import piece_at
 from tokenizer_lsp.lsp.render.hover import hover_markdown
-
-from tests.conftest import corpus_file, gpt2_bytes_to_unicode
-
-import tiktoken.load as tiktoken_load  # dependencies of the package: a broken install fails, never skips
-import tokenizers.models as tokenizers_models
-import tiktoken  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
+from tests.conftest import corpus_file, gpt2_bytes_to_unicode
 
 # ---- helpers: tiktoken itself ------------------------------------------------------------
 

@@ -7,11 +7,10 @@ import copy
 import json
 
 import pytest
+import tokenizers  # a dependency of the package: a broken install fails, never skips
 from tokenizer_lsp.core.index import build_index
 
 from tests.conftest import corpus_file
-
-import tokenizers  # a dependency of the package: a broken install fails, never skips
 
 ADDED = {"id": 3, "content": "<s>", "single_word": False, "lstrip": False, "rstrip": False,
          "normalized": False, "special": True}

@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from tokenizer_lsp.core.formats.registry import sniff_path
+from tokenizer_lsp.core.formats.wordpiece import PLUGIN
 from tokenizers.implementations import BertWordPieceTokenizer
 from tokenizers.models import WordPiece
 
 from tests.conftest import corpus_file
-from tokenizer_lsp.core.formats.registry import sniff_path
-from tokenizer_lsp.core.formats.wordpiece import PLUGIN
 
 SENTENCES = ["The quick brown fox jumps over the lazy dog in new york.", "Word pieces, unbelievably!"] * 30
 PHRASES = ["new york", "los angeles", "hong kong", "e . g", "rock 'n' roll", "a\tb", "x  y", "de la"]

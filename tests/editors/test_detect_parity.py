@@ -11,10 +11,8 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
-
 from tokenizer_lsp.core import detect
 from tokenizer_lsp.core.index import build_index
 

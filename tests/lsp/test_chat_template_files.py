@@ -18,7 +18,8 @@ from lsprotocol import types
 from transformers.utils.chat_template_utils import _compile_jinja_template
 
 from tests.conftest import corpus_file
-from tests.lsp.harness import shared_client as client, diagnostics_for_version, open_doc  # noqa: F401
+from tests.lsp.harness import open_doc
+from tests.lsp.harness import shared_client as client  # noqa: F401
 from tests.lsp_idle import wait_idle
 
 # a template with escapes (\n, \", é, a non-BMP character) before a stray {% endfor %}

@@ -16,7 +16,8 @@ from tokenizers import AddedToken, Tokenizer
 from transformers import AutoTokenizer
 
 from tests.conftest import corpus_file
-from tests.lsp.harness import shared_client as client, hover, open_doc  # noqa: F401
+from tests.lsp.harness import hover, open_doc
+from tests.lsp.harness import shared_client as client  # noqa: F401
 from tests.lsp.test_chat_template_files import qwen3_folder
 
 TEMPLATE = ("{{ bos_token }}{% for message in messages %}<|im_start|>{{ message['role'] }}\n"

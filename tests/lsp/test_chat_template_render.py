@@ -16,7 +16,8 @@ from tokenizer_lsp.core.chat.chats import sample, standard_chats
 from transformers import AutoTokenizer
 
 from tests.conftest import corpus_file
-from tests.lsp.harness import shared_client as client, hover, open_doc  # noqa: F401
+from tests.lsp.harness import hover, open_doc
+from tests.lsp.harness import shared_client as client  # noqa: F401
 from tests.lsp.test_chat_template_files import jinja_error, qwen3_folder
 
 

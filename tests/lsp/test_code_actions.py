@@ -9,6 +9,7 @@ import sys
 
 import pytest
 import pytest_lsp
+import tokenizers  # a dependency of the package: a broken install fails, never skips
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from tokenizer_lsp.core.fixes import apply_edits, fixes_for, rewrites_at, safe_fixes
@@ -16,8 +17,6 @@ from tokenizer_lsp.core.index import build_index
 
 from tests.conftest import corpus_file
 from tests.lsp.harness import capabilities
-
-import tokenizers  # a dependency of the package: a broken install fails, never skips
 
 SAMPLES = ["Hello world, this is a test of tokenizers.", "我爱北京天安门。今天天气很好！", "Привет, мир! Как дела?",
            "def f(x):\n\treturn x ** 2  # squared", "naïve café résumé ế — ½ “quotes”", "👋🏽 emoji and ‎RTL שלום עולם",

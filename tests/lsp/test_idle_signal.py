@@ -11,8 +11,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tokenizer_lsp.lsp.handlers import idle
 
 from tests.conftest import ROOT
-from tests.lsp_idle import IDLE, answered_idle
 from tests.lsp.harness import capabilities
+from tests.lsp_idle import IDLE, answered_idle
 
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
 

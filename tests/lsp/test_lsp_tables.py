@@ -5,18 +5,18 @@ the entry, the outline has the table, every position lies inside the document.""
 import asyncio
 import json
 
-import pytest
 from lsprotocol import types
-from pytest_lsp import LanguageClient
-
-from tests.conftest import corpus_file
-from tests.corpus.test_format_tekken import N_SPECIAL, synthetic
-from tests.lsp.harness import shared_client as client, hover, ident, open_doc  # noqa: F401
 
 # mistral-common is the oracle (pyproject's `test` extra): without it these tests fail at
 # import, never skip (a skip would hide a missing install step)
 from mistral_common.tokens.tokenizers import tekken  # noqa: E402
 from mistral_common.tokens.tokenizers.base import SpecialTokenPolicy  # noqa: E402
+from pytest_lsp import LanguageClient
+
+from tests.conftest import corpus_file
+from tests.corpus.test_format_tekken import N_SPECIAL, synthetic
+from tests.lsp.harness import hover, ident, open_doc
+from tests.lsp.harness import shared_client as client  # noqa: F401
 
 
 def position_of(text: str, offset_in_chars: int) -> tuple[int, int]:

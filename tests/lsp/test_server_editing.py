@@ -10,7 +10,6 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.conftest import ROOT, corpus_file
-from tests.lsp_idle import wait_idle
 from tests.lsp.harness import (  # noqa: F401
     change,
     diagnostics_for_version,
@@ -21,6 +20,7 @@ from tests.lsp.harness import (  # noqa: F401
     open_doc,
 )
 from tests.lsp.harness import shared_client as client  # noqa: F401 (one server for the module)
+from tests.lsp_idle import wait_idle
 
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
 

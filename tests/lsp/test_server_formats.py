@@ -8,7 +8,8 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.conftest import corpus_file
-from tests.lsp.harness import shared_client as client, find, hover, ident, make_fixture, open_doc  # noqa: F401
+from tests.lsp.harness import find, hover, ident, make_fixture, open_doc
+from tests.lsp.harness import shared_client as client  # noqa: F401
 
 utf32_client = make_fixture(("utf-32",), init_options={"diagnostics": {"maxPerFile": 0}})
 

@@ -85,7 +85,7 @@ def test_the_page_sets_the_cookie_that_then_stands_for_the_token(pg):
 def test_it_listens_on_127_0_0_1_only(pg):
     # every local address but loopback: nothing listens on the port there
     others = set()
-    for fam, *_, addr in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+    for _fam, *_, addr in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
         if not addr[0].startswith("127."):
             others.add(addr[0])
     with open("/proc/net/tcp") as f:  # the listening sockets of this machine (Linux)

@@ -8,7 +8,6 @@ UPDATE_DOCS_IMAGES=1)."""
 
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 

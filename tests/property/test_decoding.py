@@ -1,7 +1,14 @@
 from hypothesis import given
 from hypothesis import strategies as st
-
-from tokenizer_lsp.core.decoding import BYTE_TO_CHAR, CHAR_TO_BYTE, Scheme, byte_level_decode, byte_level_encode, classify, decode_token
+from tokenizer_lsp.core.decoding import (
+    BYTE_TO_CHAR,
+    CHAR_TO_BYTE,
+    Scheme,
+    byte_level_decode,
+    byte_level_encode,
+    classify,
+    decode_token,
+)
 from tokenizer_lsp.core.decoding.bulk import byte_level_faults
 from tokenizer_lsp.core.decoding.display import code_span, visible_text
 from tokenizer_lsp.core.decoding.utf8 import Utf8Kind, describe_fragment, short_fragment_kind
@@ -159,10 +166,10 @@ def test_display_keeps_bytes_and_characters_apart():
 def test_hover_and_hints_stay_small_on_a_huge_token():
     import base64
 
-    from tokenizer_lsp.lsp.render.hover import hover_markdown
-    from tokenizer_lsp.lsp.render.hints import hints_in
-    from tokenizer_lsp.core.pieces import piece_at
     from tokenizer_lsp.core.index import build_index
+    from tokenizer_lsp.core.pieces import piece_at
+    from tokenizer_lsp.lsp.render.hints import hints_in
+    from tokenizer_lsp.lsp.render.hover import hover_markdown
 
     big = base64.b64encode("é".encode() * 500_000).decode()
     data = f"IQ== 0\n{big} 1\n".encode()
@@ -177,8 +184,8 @@ def test_hover_and_hints_stay_small_on_a_huge_token():
 def test_whitespace_hints_look_at_characters_not_bytes():
     import json
 
-    from tokenizer_lsp.lsp.render.hints import hints_in
     from tokenizer_lsp.core.index import build_index
+    from tokenizer_lsp.lsp.render.hints import hints_in
 
     # "Ãł" is C3 A0, the letter à; "Âł" is C2 A0, a no-break space
     data = json.dumps({"Ãł": 0, "ÂłX": 1, "Ġa": 2, "ab": 3}, ensure_ascii=False).encode()

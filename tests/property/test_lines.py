@@ -2,7 +2,6 @@
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tokenizer_lsp.core.text import lines
 from tokenizer_lsp.core.text.lines import LineIndex, byte_length_of_columns, column_of
 

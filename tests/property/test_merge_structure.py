@@ -4,11 +4,10 @@ back from their own word, and the BPE of any word, on random vocabularies and me
 trains them) and shuffled ones (as SentencePiece conversions list them)."""
 
 import pytest
+import tokenizers  # noqa: F401 (a dependency of the package: a broken install fails, never skips)
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from tokenizer_lsp.core.behaviour.merge_structure import MergeStructure
-
-import tokenizers  # a dependency of the package: a broken install fails, never skips
 
 ALPHABET = "abcd"
 

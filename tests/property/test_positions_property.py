@@ -145,7 +145,7 @@ class RefText:
             return "the range ends before it starts"
         return None
 
-    def apply(self, start: tuple[int, int] | None, end: tuple[int, int] | None, new: str) -> "RefText":
+    def apply(self, start: tuple[int, int] | None, end: tuple[int, int] | None, new: str) -> RefText:
         if start is None or end is None:
             return RefText(new, self.enc)
         a, b = self.offset(*start), self.offset(*end)

@@ -3,9 +3,8 @@
 import json
 
 import pytest
-
-from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.cli import main as cli
+from tokenizer_lsp.core.files import index_file
 
 
 def tokenizer(vocab, merges=(), added=(), pairs=True, byte_level=True):
@@ -210,7 +209,6 @@ def test_cli_not_a_tokenizer_and_unreadable(tmp_path, capsys):
 
 def test_forked_merge_check_matches_in_process(tmp_path, monkeypatch):
     import tokenizer_lsp.core.formats.json_checks as json_checks
-    import tokenizer_lsp.core.formats.json_doc as json_doc
 
     merges = [("a", "b"), ("Ġ", "a"), ("a", "zz"), ("b", "a"), ("q", "b"), ("a", "b")] * 5
     text = json.dumps(tokenizer(BASE, merges), indent=2)
@@ -358,9 +356,9 @@ def test_added_token_duplicates(tmp_path):
 
 
 def test_wordpiece_continuation_pieces(tmp_path):
-    from tokenizer_lsp.lsp.render.hover import hover_markdown
-    from tokenizer_lsp.lsp.render.hints import hints_in
     from tokenizer_lsp.core.pieces import piece_at
+    from tokenizer_lsp.lsp.render.hints import hints_in
+    from tokenizer_lsp.lsp.render.hover import hover_markdown
 
     obj = {"model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
                      "max_input_chars_per_word": 100, "vocab": {"[UNK]": 0, "play": 1, "##ing": 2, "##": 3}},
@@ -423,8 +421,8 @@ def test_schema_does_not_cascade_into_merges(tmp_path):
 
 
 def test_clip_end_of_word_suffix(tmp_path):
-    from tokenizer_lsp.lsp.render.hover import hover_markdown
     from tokenizer_lsp.core.pieces import piece_at
+    from tokenizer_lsp.lsp.render.hover import hover_markdown
 
     obj = tokenizer({"h": 0, "e": 1, "e</w>": 2, "he</w>": 3}, merges=[("h", "e</w>")])
     obj["model"]["end_of_word_suffix"] = "</w>"

@@ -10,7 +10,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from tokenizer_lsp.core.codes import DOCS, missing
 from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.model import DEFAULT_SEVERITY

@@ -12,8 +12,8 @@ import os
 import sys
 
 import pytest
+import tokenizers
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from tokenizer_lsp.core.behaviour.load import load_tokenizer, load_tokenizer_file
 from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
 from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
@@ -24,7 +24,6 @@ from tokenizer_lsp.runtime import forked
 from tests.conftest import ROOT, corpus_file, process_state
 from tests.property.test_merge_structure import trained
 
-import tokenizers
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork and /proc: Linux")
 slow = pytest.mark.skipif(not os.environ.get("TOKENIZER_LSP_SLOW_TESTS"),

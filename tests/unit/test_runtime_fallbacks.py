@@ -18,7 +18,6 @@ import weakref
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-
 from tokenizer_lsp import runtime
 from tokenizer_lsp.core import hooks
 from tokenizer_lsp.core.files import index_file

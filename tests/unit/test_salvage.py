@@ -7,15 +7,14 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from tokenizer_lsp.cli import main as cli
-from tokenizer_lsp.lsp.render.diagnostics import diagnostics_for
-from tokenizer_lsp.lsp.render.hover import hover_markdown
-from tokenizer_lsp.lsp.render.hints import hints_in
-from tokenizer_lsp.core.pieces import piece_at
 from tokenizer_lsp.core.formats.json_pieces import match_close, parse_prefix
 from tokenizer_lsp.core.formats.salvage import salvage
 from tokenizer_lsp.core.index import build_index
+from tokenizer_lsp.core.pieces import piece_at
+from tokenizer_lsp.lsp.render.diagnostics import diagnostics_for
+from tokenizer_lsp.lsp.render.hints import hints_in
+from tokenizer_lsp.lsp.render.hover import hover_markdown
 from tokenizer_lsp.lsp.settings import Settings
 
 from tests.conftest import corpus_file
@@ -196,7 +195,7 @@ def test_invalid_utf8_byte_at_its_exact_position():
 
 
 def test_truncated_utf8_sequence_is_named_with_its_bytes():
-    data = DATA.replace("\"c\": 6".encode(), b'"c\xe2\x88": 6')
+    data = DATA.replace(b"\"c\": 6", b'"c\xe2\x88": 6')
     f = index(data).findings[0]
     assert f.code == "json-syntax" and "0xE2 0x88" in f.message and "UTF-8" in f.message
     assert data[f.start:f.end] == b"\xe2\x88"
@@ -349,7 +348,7 @@ def test_truncation_never_raises_nor_invents_findings(cut):
                 min_size=1, max_size=4),
        st.booleans(), st.booleans())
 def test_byte_flips_never_raise(flips, insert, deferred):
-    from tokenizer_lsp.core.formats import json_doc, json_parse
+    from tokenizer_lsp.core.formats import json_parse
 
     data = bytearray(DATA)
     for pos, byte in flips:
@@ -417,7 +416,7 @@ def test_qwen3_stray_comma_in_the_vocab(qwen3):
 
 
 def test_break_in_merges_parsed_apart_salvages_the_same(monkeypatch):
-    from tokenizer_lsp.core.formats import json_doc, json_parse
+    from tokenizer_lsp.core.formats import json_parse
 
     at = TEXT.index("[", TEXT.index('"merges"') + 12)
     broken = (TEXT[:at] + "@" + TEXT[at:]).encode()
@@ -432,7 +431,7 @@ def test_break_in_merges_parsed_apart_salvages_the_same(monkeypatch):
 @pytest.mark.parametrize("where", ['"c": 6,', '"ab": 7,'])
 def test_break_in_the_vocab_parsed_apart_is_placed_as_in_one_parse(monkeypatch, where):
     """Large files parse model.vocab apart (orjson's error is then relative to it)."""
-    from tokenizer_lsp.core.formats import json_doc, json_parse
+    from tokenizer_lsp.core.formats import json_parse
 
     broken = TEXT.replace(where, where + ",").encode()
     results = []
@@ -445,7 +444,7 @@ def test_break_in_the_vocab_parsed_apart_is_placed_as_in_one_parse(monkeypatch, 
 
 
 def test_trailing_comma_ending_a_vocab_parsed_apart(monkeypatch):
-    from tokenizer_lsp.core.formats import json_doc, json_parse
+    from tokenizer_lsp.core.formats import json_parse
 
     monkeypatch.setattr(json_parse, "DEFER_MERGES_BYTES", 0)
     broken = TEXT.replace('"ĠĠ": 13', '"ĠĠ": 13,').encode()

@@ -12,7 +12,6 @@ import sys
 import orjson
 from lsprotocol import types
 from pygls.protocol import JsonRPCResponseMessage
-
 from tokenizer_lsp.lsp import message_hooks
 from tokenizer_lsp.lsp.server import _SYNC, ROUTES, TokenizerServer
 

@@ -12,7 +12,6 @@ import threading
 import time
 
 import pytest
-
 from tokenizer_lsp.core import hooks, staged_build
 from tokenizer_lsp.core.compact_vocab import CompactTokens, PendingTokens, settled_tokens
 from tokenizer_lsp.core.index import build_index

@@ -11,10 +11,10 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tokenizer_lsp.core.behaviour.subset_bpe import subset_json
 from tokenizers import Tokenizer
 
 from tests.conftest import corpus_file
-from tokenizer_lsp.core.behaviour.subset_bpe import subset_json
 
 FILES = ["qwen3", "llama3", "llama2", "gemma3"]
 PIECES = ["Hello", " world", "  ", "\t", "\n\n", "我们今天去北京", "👨\u200d👩\u200d👧", "e\u0301", "ế", "Ａ",

@@ -259,8 +259,8 @@ def test_check_tiktoken_on_the_rank_line():
 def test_the_engine_keeps_its_post_processor_for_later_encodes():
     """The batch runs without the post-processor (it adds nothing with add_special_tokens
     off); an `encode --special` of the same loaded engine afterwards still gets its BOS."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
     from tokenizer_lsp.core.behaviour.loaded import LoadedTokenizer
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
     vocab = {"<s>": 0, "a": 1, "b": 2, "ab": 3, "ba": 4, "c": 5}
     tok = Tokenizer(models.BPE(vocab, [("a", "b"), ("b", "a")]))

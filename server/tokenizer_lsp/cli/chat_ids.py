@@ -48,8 +48,8 @@ def encode_prompt(path: str, text: str) -> dict:
     """encode's JSON object for `text`, add_special_tokens=False. A BPE tokenizer.json is
     loaded reduced to what the text can use (core/behaviour/subset_bpe.py: the same ids,
     in a fraction of the time); anything else whole, as `encode` loads it."""
-    from . import tables
     from ..core.behaviour.encode import encode
+    from . import tables
 
     if os.path.basename(path) == "tokenizer.json" and path not in _LOADED:
         loaded = _load_subset(path, text)

@@ -13,7 +13,8 @@ from ..core.formats.merges_doc import NO_VOCABULARY
 from ..core.model import DEFAULT_SEVERITY, SEVERITIES
 from ..core.model_folder.folder import config_files_checked, tokenizer_paths
 from . import tables
-from .common import err as _err, tokenizer_index
+from .common import err as _err
+from .common import tokenizer_index
 from .progress import progress
 from .report import Row, exit_status, report
 

@@ -11,10 +11,11 @@ import sys
 import orjson
 
 from ..core.behaviour.diff import compare, with_text
-from ..core.behaviour.diff_sides import DiffError, read_side
 from ..core.behaviour.diff_report import render
+from ..core.behaviour.diff_sides import DiffError, read_side
 from ..core.behaviour.load import read_with_companion
-from .common import err as _err, load_failure_status, main_tokenizer_file
+from .common import err as _err
+from .common import load_failure_status, main_tokenizer_file
 from .progress import progress
 from .report import FAILED
 

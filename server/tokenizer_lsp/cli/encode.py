@@ -8,7 +8,8 @@ import sys
 
 import orjson
 
-from .common import err as _err, load_failure_status, main_tokenizer_file
+from .common import err as _err
+from .common import load_failure_status, main_tokenizer_file
 from .progress import progress
 from .report import FAILED, OK
 

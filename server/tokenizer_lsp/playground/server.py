@@ -36,7 +36,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
-from .api import ApiError, Api
+from .api import Api, ApiError
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 1024 * 1024  # 1 MiB of JSON: 100 KB of any text fits, a 2 MB text does not

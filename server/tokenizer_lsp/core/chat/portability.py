@@ -14,8 +14,8 @@ it was made from, and the token's characters are found in the source.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import jinja2
 from jinja2 import nodes

@@ -11,8 +11,8 @@ trim_blocks and lstrip_blocks; when only those make the difference the finding s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 MINIJINJA = "MiniJinja"
 # instructions one chat may run: real templates take a few thousand; a runaway loop stops here

@@ -108,7 +108,7 @@ def special_id(table) -> Iterator[TableFinding]:
         if len(listed) > n:
             yield TableFinding("special-id", f"{len(listed)} special tokens listed but default_num_special_tokens is {n}: "
                                "mistral-common refuses the file", key="default_num_special_tokens")
-        for k, (rank, text, control) in enumerate(listed):
+        for k, (rank, text, _control) in enumerate(listed):
             if rank != k:
                 yield TableFinding("special-id", f"special token {_q(text)} is listed at place {k} with rank {rank!r}: "
                                    f"mistral-common gives it id {rank!r} by its rank but decodes id {k} as it by its "

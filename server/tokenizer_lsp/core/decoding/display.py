@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 _ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\"}
 
 

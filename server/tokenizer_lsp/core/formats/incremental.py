@@ -9,8 +9,8 @@ that touch structure) returns None and the caller re-indexes the whole file.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from bisect import bisect_left
+from dataclasses import replace
 from struct import calcsize, pack, pack_into
 
 import orjson

@@ -16,8 +16,8 @@ from .json_layout import next_char, value_start
 from .json_lookups import MERGE_HASH, JsonLookups, merge_hash
 from .json_parse import DEFER_MERGES_BYTES, parse_deferring_merges
 from .json_resolve import JsonResolver
-from .json_scheme import _decoder_prefix, _word_suffix, scheme_of, vocab_json_scheme, vocab_json_suffix
 from .json_schema import _added_entry_ok
+from .json_scheme import _decoder_prefix, _word_suffix, scheme_of, vocab_json_scheme, vocab_json_suffix
 
 _WINDOW = 1 << 15  # items per C-level pass where other threads must get the interpreter
 __all__ = ["DEFER_MERGES_BYTES", "MERGE_HASH", "JsonDocument", "TokenRef", "merge_hash", "parse_deferring_merges"]

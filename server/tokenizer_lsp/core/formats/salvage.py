@@ -29,18 +29,18 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from ..checks.pipeline import Scope, located, vocabulary_checks
 from ..decoding.bytemap import BYTE_TO_CHAR
 from ..decoding.tokens import Scheme
-from ..checks.pipeline import Scope, located, vocabulary_checks
 from ..detect import claims_vocab_json
 from ..model import Finding
 from .json_doc import JsonDocument
+from .json_errors import _error_base, _locate
 from .json_layout import (
     key_count_estimate,
     object_key_spans,
     value_start,
 )
-from .json_errors import _locate, _error_base
 from .json_pieces import _loads, _section, _strip_comma, parse_prefix, parse_value
 
 _BOM = b"\xef\xbb\xbf"

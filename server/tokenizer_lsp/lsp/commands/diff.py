@@ -14,8 +14,8 @@ import zlib
 
 from ...core import hooks
 from ...core.behaviour.diff import compare, with_text
-from ...core.behaviour.diff_sides import DiffError, read_side
 from ...core.behaviour.diff_report import render
+from ...core.behaviour.diff_sides import DiffError, read_side
 from ...core.behaviour.loaded import LoadError
 from ..engine_client import EngineError, companion_bytes
 from ..handlers.lsp_types import JsonResult

@@ -10,8 +10,8 @@ import orjson
 from lsprotocol import types
 
 from ...core.merge_layout import RangeRun
-from ...core.model_folder.folder import facts_of_index
 from ...core.model_folder.config_queries import config_occurrences, named_by
+from ...core.model_folder.folder import facts_of_index
 from ...core.navigation_queries import reference_ranges, references
 from ..paired import config_context, config_snapshots, paired
 from .lsp_types import JsonResult, navigable_piece

@@ -24,6 +24,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from ...core import hooks
+
 # imported with the server, not on first use: the first keystroke imported the typing fast
 # path on the indexer thread (compiling it, without a cached .pyc, holds the interpreter:
 # the first hover after it took 8 ms), and each re-parse's forked child imported the

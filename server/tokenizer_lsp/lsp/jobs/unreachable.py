@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-
 from collections.abc import Callable
 from dataclasses import dataclass
 

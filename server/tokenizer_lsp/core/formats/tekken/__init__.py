@@ -4,7 +4,8 @@ mistral-common's Tekkenizer reads it (read.py), encoded with tiktoken as Tekkeni
 
 from __future__ import annotations
 
-from ..table import FormatError, TokenTable
+from ..table import FormatError as FormatError  # re-exported: the format's error
+from ..table import TokenTable
 from . import read as _read
 
 

@@ -126,9 +126,9 @@ def read_bytes(data: bytes, path: str | None = None) -> TekkenTable:
     # specials by place, as Tekkenizer's `_all_special_tokens[token_id]`; fillers up to the count
     for i in range(n_special):
         if i < len(specials):
-            _, text, control = specials[i]
+            _, text, _ = specials[i]
         else:
-            text, control = FILLER.format(id=i), True
+            text = FILLER.format(id=i)
         rows.append(TableRow(i, text, text.encode("utf-8", "surrogatepass"), special=True))
         # a special without a place in the text (a default one, a filler): (0, 0), an empty span
         # at the start, never None (the shared checks unpack every row's span)
