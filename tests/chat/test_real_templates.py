@@ -17,9 +17,12 @@ from tests.chat import oracle
 from tests.chat_fixtures import TEMPLATE_PATHS
 
 SPECIAL = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
-CHATS = [sample()] + [c for _, c in standard_chats().values()] + \
-    [with_next_turn(c) for _, c in standard_chats().values()] + \
-    [{**c, "add_generation_prompt": True} for _, c in standard_chats().values()]
+CHATS = (
+    [sample()]
+    + [c for _, c in standard_chats().values()]
+    + [with_next_turn(c) for _, c in standard_chats().values()]
+    + [{**c, "add_generation_prompt": True} for _, c in standard_chats().values()]
+)
 
 
 def test_there_are_real_templates():

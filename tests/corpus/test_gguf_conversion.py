@@ -30,8 +30,9 @@ def hf(tmp_path_factory):
 
 def _cli(*args) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
-    return subprocess.run([sys.executable, "-m", "tokenizer_lsp", *args], capture_output=True, text=True,
-                          env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def _codes(table, source=None) -> set[str]:
@@ -155,6 +156,13 @@ def test_diff_llama_gguf_against_its_tokenizer_model(tmp_path):
     renamed = list(conv["tokens"])
     k = conv["types"].index(1)
     renamed[k] += "x"
-    d = json.loads(_cli("diff", "--format", "json", str(write_spm_gguf(tmp_path / "b.gguf", {**conv, "tokens": renamed})),
-                        str(SPM_MODEL)).stdout)
+    d = json.loads(
+        _cli(
+            "diff",
+            "--format",
+            "json",
+            str(write_spm_gguf(tmp_path / "b.gguf", {**conv, "tokens": renamed})),
+            str(SPM_MODEL),
+        ).stdout
+    )
     assert [v["token"] for v in d["vocab"]["added"]] == [conv["tokens"][k]]

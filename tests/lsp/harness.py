@@ -18,7 +18,9 @@ from tests.lsp_idle import wait_idle
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"])
 
 
-def capabilities(encodings=("utf-16",), hover_format=(types.MarkupKind.Markdown,), refresh=True, pull=False) -> types.ClientCapabilities:
+def capabilities(
+    encodings=("utf-16",), hover_format=(types.MarkupKind.Markdown,), refresh=True, pull=False
+) -> types.ClientCapabilities:
     return types.ClientCapabilities(
         general=types.GeneralClientCapabilities(position_encodings=list(encodings)),
         text_document=types.TextDocumentClientCapabilities(
@@ -52,13 +54,15 @@ async def _initialize(lsp_client: LanguageClient, encodings, init_options, caps)
         return default(params)
 
     lsp_client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = recording
-    lsp_client.init_result = await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=capabilities(encodings, **caps), initialization_options=init_options))
+    lsp_client.init_result = await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=capabilities(encodings, **caps), initialization_options=init_options)
+    )
 
 
 def make_fixture(encodings=("utf-16",), init_options=None, shared=False, **caps):
     """A session fixture; `shared`: one server per module for these capabilities and
     options (share_session), for tests that change no setting and need no fresh process."""
+
     async def prepare(lsp_client: LanguageClient):
         await _initialize(lsp_client, encodings, init_options, caps)
 
@@ -162,7 +166,11 @@ async def diagnostics_for_version(client, uri, version, timeout=20.0):
 
 
 async def open_doc(client, uri, text, language="json", version=1):
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id=language, version=version, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id=language, version=version, text=text)
+        )
+    )
     return await diagnostics_for_version(client, uri, version)
 
 
@@ -176,9 +184,16 @@ async def hover(client, uri, line, character):
 
 
 def change(client, uri, version, start, end, text):
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        [types.TextDocumentContentChangePartial(range=types.Range(types.Position(*start), types.Position(*end)), text=text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(*start), types.Position(*end)), text=text
+                )
+            ],
+        )
+    )
 
 
 def find(text, needle):

@@ -65,16 +65,25 @@ def unreachable_in(params) -> list:
 
 
 def open_text(client, path, text, version=1):
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=path.as_uri(), language_id="json", version=version, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=path.as_uri(), language_id="json", version=version, text=text)
+        )
+    )
     return path.as_uri()
 
 
 def change(client, uri, version, line, start, end, text):
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        [types.TextDocumentContentChangePartial(
-            range=types.Range(types.Position(line, start), types.Position(line, end)), text=text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(line, start), types.Position(line, end)), text=text
+                )
+            ],
+        )
+    )
 
 
 async def test_server_publishes_it_after_the_others_and_carries_it_across_edits(client: LanguageClient, tmp_path):
@@ -115,20 +124,33 @@ async def test_server_publishes_it_after_the_others_and_carries_it_across_edits(
     assert unreachable_in(next(p for p in client.publications[n:] if p.version == 3))
     # once the document is quiet it is computed again for v3, which no longer loads (the
     # merges make `hello`): no set, as `check` has none for a file that does not load
-    await until(lambda: any(p.version == 3 and not unreachable_in(p) for p in client.publications[n:]),
-                "recomputed for v3")
+    await until(
+        lambda: any(p.version == 3 and not unreachable_in(p) for p in client.publications[n:]), "recomputed for v3"
+    )
     # v4: `hello` back, and `<|endoftext|>` renumbered: the new set names the new id
     n = len(client.publications)
     t3 = t2[: hello + 1] + "x" + t2[hello + 1 :]
     number = t3.index("50256", t3.index('"<|endoftext|>"'))
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=4),
-        [types.TextDocumentContentChangePartial(range=types.Range(types.Position(0, number + 4), types.Position(0, number + 5)),
-                                                text="7"),
-         types.TextDocumentContentChangePartial(range=types.Range(types.Position(0, hello + 1), types.Position(0, hello + 2)),
-                                                text="")]))
-    await until(lambda: any(p.version == 4 and unreachable_in(p) and "(id 50257)" in unreachable_in(p)[0].message
-                            for p in client.publications[n:]), "recomputed for v4")
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=4),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(0, number + 4), types.Position(0, number + 5)), text="7"
+                ),
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(0, hello + 1), types.Position(0, hello + 2)), text=""
+                ),
+            ],
+        )
+    )
+    await until(
+        lambda: any(
+            p.version == 4 and unreachable_in(p) and "(id 50257)" in unreachable_in(p)[0].message
+            for p in client.publications[n:]
+        ),
+        "recomputed for v4",
+    )
 
 
 async def test_server_computes_nothing_when_the_code_is_off(off_client: LanguageClient, tmp_path):
@@ -146,10 +168,14 @@ async def test_pull_client_is_told_to_pull_again(pull_client: LanguageClient):
     client = pull_client
     path = corpus_file("gpt2-openai/encoder.json")
     uri = open_text(client, path, path.read_text(encoding="utf-8"))
-    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri)))
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
+    )
     assert any(d.code == "utf8-fragment" for d in report.items)
     await until(lambda: client.refreshed, "a workspace/diagnostic/refresh")
-    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri)))
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
+    )
     assert [d.code for d in report.items].count("unreachable-token") == 1
     assert client.publications == []  # pulled, never pushed
 
@@ -192,18 +218,29 @@ async def test_merges_edit_recomputes_the_vocab_json_beside_it(client: LanguageC
     vuri = open_text(client, vpath, vtext)
     await until(lambda: any(p.uri == vuri and unreachable_in(p) for p in client.publications), "the first set")
     muri = mpath.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=muri, language_id="bpe-merges", version=1, text=mtext)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=muri, language_id="bpe-merges", version=1, text=mtext)
+        )
+    )
     await until(lambda: any(p.uri == muri for p in client.publications), "the merges file's findings")
     lines = mtext.split("\n")
     line = next(i for i, m in enumerate(lines) if "".join(m.split(" ")) == "hello" and not m.startswith("#"))
     n = len(client.publications)
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=muri, version=2),
-        [types.TextDocumentContentChangePartial(range=types.Range(types.Position(line, 0), types.Position(line + 1, 0)),
-                                                text="")]))
-    await until(lambda: any(p.uri == vuri and len(unreachable_in(p)) == 2 for p in client.publications[n:]),
-                "the vocab.json's set recomputed")
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=muri, version=2),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(line, 0), types.Position(line + 1, 0)), text=""
+                )
+            ],
+        )
+    )
+    await until(
+        lambda: any(p.uri == vuri and len(unreachable_in(p)) == 2 for p in client.publications[n:]),
+        "the vocab.json's set recomputed",
+    )
     final = next(p for p in client.publications[n:] if p.uri == vuri and len(unreachable_in(p)) == 2)
     hello = next(d for d in unreachable_in(final) if d.message.startswith("`hello`"))
     assert hello.range.start.character == vtext.index('"hello"') and "no merge builds it" in hello.message

@@ -33,7 +33,8 @@ def test_decoding_inverts_encoding(data):
 _BYTES = st.one_of(
     st.binary(max_size=16),
     st.tuples(st.text(max_size=8), st.integers(0, 40), st.integers(0, 40)).map(
-        lambda t: t[0].encode("utf-8")[t[1] : t[1] + t[2]]),
+        lambda t: t[0].encode("utf-8")[t[1] : t[1] + t[2]]
+    ),
 )
 
 
@@ -220,4 +221,6 @@ def test_sentencepiece_text_pieces_decode_spaces(text):
     stored = text.replace(" ", "\u2581")
     if len(stored) == 6 and stored.startswith("<0x"):
         return  # that is a byte-fallback token
-    assert decode_token(stored, Scheme.SENTENCEPIECE).data == text.replace("\u2581", " ").encode("utf-8", "surrogatepass")
+    assert decode_token(stored, Scheme.SENTENCEPIECE).data == text.replace("\u2581", " ").encode(
+        "utf-8", "surrogatepass"
+    )

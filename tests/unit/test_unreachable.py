@@ -20,8 +20,9 @@ from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_struct
 
 from tests.conftest import corpus_file, gpt2_byte_of
 
-slow = pytest.mark.skipif(not os.environ.get("TOKENIZER_LSP_SLOW_TESTS"),
-                          reason="several seconds of CPU: set TOKENIZER_LSP_SLOW_TESTS=1")
+slow = pytest.mark.skipif(
+    not os.environ.get("TOKENIZER_LSP_SLOW_TESTS"), reason="several seconds of CPU: set TOKENIZER_LSP_SLOW_TESTS=1"
+)
 
 
 def gpt2_byte_decoder() -> dict[str, int]:
@@ -53,10 +54,13 @@ def ids_of(entries: list[dict]) -> set[int]:
 # ---- the sets ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("vocab,merges", [
-    ("gpt2-openai/encoder.json", "gpt2-openai/vocab.bpe"),
-    ("whisper-gpt2/vocab.json", "whisper-gpt2/merges.txt"),
-])
+@pytest.mark.parametrize(
+    "vocab,merges",
+    [
+        ("gpt2-openai/encoder.json", "gpt2-openai/vocab.bpe"),
+        ("whisper-gpt2/vocab.json", "whisper-gpt2/merges.txt"),
+    ],
+)
 def test_vocab_json_and_merges_pair_has_only_endoftext(vocab, merges):
     from tokenizers import Tokenizer, pre_tokenizers
     from tokenizers.models import BPE
@@ -84,8 +88,9 @@ def test_llama2_has_none():
     vocab = json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"]
     kept = [(t, i) for t, i in vocab.items() if not (len(t) == 6 and t.startswith("<0x"))]
     encoded = tok.encode_batch(["«" + t.replace("▁", " ") for t, _ in kept], add_special_tokens=False)
-    missed = [tid for (_, tid), e in zip(kept, encoded)
-              if [i for i, (_, end) in zip(e.ids, e.offsets) if end > 1] != [tid]]
+    missed = [
+        tid for (_, tid), e in zip(kept, encoded) if [i for i, (_, end) in zip(e.ids, e.offsets) if end > 1] != [tid]
+    ]
     # three special tokens live in llama2's vocab: `<unk>`, `<s>`, `</s>` are added tokens
     added = {a["id"] for a in json.loads(path.read_text(encoding="utf-8"))["added_tokens"]}
     assert set(missed) <= added
@@ -156,8 +161,17 @@ def test_an_added_token_inside_a_text_is_left_to_the_engine(tmp_path):
     """qwen3 with an added token `ing`: texts holding it are split by it, which the engine
     tells; made by hand so the shape is known."""
     obj = json.loads(corpus_file("qwen3/tokenizer.json").read_text(encoding="utf-8"))
-    obj["added_tokens"].append({"id": 151669, "content": "ing", "single_word": False, "lstrip": False,
-                                "rstrip": False, "normalized": False, "special": False})
+    obj["added_tokens"].append(
+        {
+            "id": 151669,
+            "content": "ing",
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": False,
+        }
+    )
     data = json.dumps(obj).encode("utf-8")
     assert unreachable_by_structure(data, str(tmp_path / "tokenizer.json")) is None
 
@@ -183,7 +197,9 @@ def test_tiktoken_o200k_against_tiktoken_itself(monkeypatch):
     from tiktoken.load import load_tiktoken_bpe
 
     path = corpus_file("openai-tiktoken/o200k_base.tiktoken")
-    monkeypatch.setattr(public, "load_tiktoken_bpe", lambda url, expected_hash=None: load_tiktoken_bpe(str(path), expected_hash))
+    monkeypatch.setattr(
+        public, "load_tiktoken_bpe", lambda url, expected_hash=None: load_tiktoken_bpe(str(path), expected_hash)
+    )
     enc = tiktoken.Encoding(**public.o200k_base())
     expected = set()
     for data, rank in load_tiktoken_bpe(str(path)).items():
@@ -208,8 +224,9 @@ def test_wordpiece_is_outside_the_definition():
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True, text=True,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True, text=True, check=False
+    )
 
 
 def test_check_reports_it_on_the_vocab_entry():
@@ -236,7 +253,7 @@ def test_check_json_on_qwen3_lines(qwen3):
     tokens = {e["token"] for e in found}
     for r in rows:  # each on its key literal (keys open their lines: UTF-16 columns = str ones)
         start = r["range"]["start"]
-        literal = lines[start["line"]][start["character"]:]
+        literal = lines[start["line"]][start["character"] :]
         key = json.loads(literal[: literal.index('":') + 1])
         assert key in tokens
     nfc = next(r for r in rows if "`ÃªÌģ`" in r["message"])
@@ -251,7 +268,7 @@ def test_check_tiktoken_on_the_rank_line():
     lines = path.read_bytes().split(b"\n")
     assert rows
     for row in rows:
-        line = int(row[len(str(path)) + 1:].split(":")[0])
+        line = int(row[len(str(path)) + 1 :].split(":")[0])
         rank = int(row.split(", rank ")[1].split(")")[0])
         assert int(lines[line - 1].split()[1]) == rank
 

@@ -39,8 +39,11 @@ def text_row(row: dict) -> str:
     text = row["text"]
     # printable text without a backslash is shown as it is, spaces made visible: what
     # visible_text gives, without its character-by-character pass (most rows)
-    shown = text.replace(" ", "\u2423") if text is not None and text.isprintable() and "\\" not in text \
+    shown = (
+        text.replace(" ", "\u2423")
+        if text is not None and text.isprintable() and "\\" not in text
         else visible_text(data)
+    )
     hexed = data.hex(" ").upper()
     tail = row["kind"] if row["utf8"] == "valid" else f"{row['kind']}, {row['utf8']} UTF-8"
     tid = "-" if row["id"] is None else str(row["id"])
@@ -84,4 +87,3 @@ def _row(tid, token, d) -> dict:
         "utf8": d.utf8.value,
         "kind": d.kind.value,
     }
-

@@ -78,19 +78,24 @@ def _shaping_notes(engine, enc) -> list[str]:
     notes = []
     trunc = engine.truncation
     if trunc and enc.overflowing:
-        notes.append(f"truncated to {trunc.get('max_length')} by tokenizer.json's truncation "
-                     f"({trunc.get('direction', 'right')} side cut: the rest of the text is not in these ids)")
+        notes.append(
+            f"truncated to {trunc.get('max_length')} by tokenizer.json's truncation "
+            f"({trunc.get('direction', 'right')} side cut: the rest of the text is not in these ids)"
+        )
     pad = engine.padding
     pads = list(enc.attention_mask).count(0) if pad else 0
     if pads:
         how = f"length {pad['length']}" if pad.get("length") else "to the longest of the batch"
-        notes.append(f"padded to {len(enc.ids)} by tokenizer.json's padding ({how}, {pads} × "
-                     f"{pad.get('pad_token')!s} on the {pad.get('direction', 'right')})")
+        notes.append(
+            f"padded to {len(enc.ids)} by tokenizer.json's padding ({how}, {pads} × "
+            f"{pad.get('pad_token')!s} on the {pad.get('direction', 'right')})"
+        )
     return notes
 
 
-def _tokenizers_rows(loaded: LoadedTokenizer, text: str, special: bool,
-                     notes: list[str] | None = None) -> tuple[list[int], list[dict]]:
+def _tokenizers_rows(
+    loaded: LoadedTokenizer, text: str, special: bool, notes: list[str] | None = None
+) -> tuple[list[int], list[dict]]:
     enc = loaded.engine.encode(text, add_special_tokens=special)
     if notes is not None:
         notes.extend(_shaping_notes(loaded.engine, enc))
@@ -171,6 +176,7 @@ def _row(tid: int, token: str, data: bytes, start: int, end: int) -> dict:
 
 # ---- for people ------------------------------------------------------------------------------
 
+
 def render_text(result: dict, text: str) -> str:
     """One line per token (id, decoded text with invisibles escaped, stored form, bytes, the
     span of the input), a header line and a footer line."""
@@ -183,10 +189,10 @@ def render_text(result: dict, text: str) -> str:
             stored = orjson.dumps(t["token"]).decode()
         except TypeError:  # a lone surrogate in a stored form
             stored = repr(t["token"])
-        lines.append(f"{t['id']:>8}  {visible_text(data):<18} {stored:<22} {hex_head(data, 8):<24} "
-                     f"{t['start']}-{t['end']}")
+        lines.append(
+            f"{t['id']:>8}  {visible_text(data):<18} {stored:<22} {hex_head(data, 8):<24} {t['start']}-{t['end']}"
+        )
     n = len(result["ids"])
     lines.append(f"{n} token{'s' if n != 1 else ''} for {len(text)} character{'s' if len(text) != 1 else ''}")
     lines.extend(result.get("notes", ()))
     return "\n".join(lines)
-

@@ -57,8 +57,12 @@ class JsonDocument(JsonChecks, JsonResolver, JsonLookups):
             self.unigram_dups: list[int] = []  # list positions of pieces seen before
             self.bad_rows = []
             for i, entry in enumerate(raw_vocab):
-                if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
-                        and type(entry[1]) in (int, float)):
+                if not (
+                    isinstance(entry, list)
+                    and len(entry) == 2
+                    and isinstance(entry[0], str)
+                    and type(entry[1]) in (int, float)
+                ):
                     self.bad_rows.append(i)
                 # a piece, also from a row of the wrong shape (or a bare string, in the
                 # list a BPE or WordPiece vocab should not be): hovers still find it
@@ -132,7 +136,6 @@ class JsonDocument(JsonChecks, JsonResolver, JsonLookups):
         merges = orjson.loads(memoryview(self.data)[s:e])
         return merges if isinstance(merges, list) else []
 
-
     bad_ids: list[str] = []  # vocab keys whose id is not a non-negative integer
     bad_rows: list[int] = []  # Unigram rows that are not [piece, score]
     merges_not_list = False
@@ -141,4 +144,3 @@ class JsonDocument(JsonChecks, JsonResolver, JsonLookups):
     config_problems: list = []  # (path, kind, message) from json_components
     bad_added: list[int] = []  # added_tokens entries tokenizers cannot load
     added_positions: list[int] = []
-
