@@ -134,8 +134,11 @@ class Session:
             text_document=types.TextDocumentClientCapabilities(
                 hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
                 inlay_hint=types.InlayHintClientCapabilities(),
-                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)),
-            workspace=types.WorkspaceClientCapabilities(inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True)),
+                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
+            ),
+            workspace=types.WorkspaceClientCapabilities(
+                inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True)
+            ),
         )
         await self.client.initialize_async(types.InitializeParams(capabilities=caps, process_id=os.getpid()))
         self.client.initialized(types.InitializedParams())
@@ -144,9 +147,14 @@ class Session:
         # changes) made it compile the next hover's answer again, 3 ms of the client's own
         # in the first latency timed after the first edit. Met here, before anything is timed
         at = types.Position(0, 0)
-        self.client.protocol._converter.unstructure(types.DidChangeTextDocumentNotification(
-            types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(version=0, uri="file:///warm"),
-                                              [types.TextDocumentContentChangePartial(types.Range(at, at), "")])))
+        self.client.protocol._converter.unstructure(
+            types.DidChangeTextDocumentNotification(
+                types.DidChangeTextDocumentParams(
+                    types.VersionedTextDocumentIdentifier(version=0, uri="file:///warm"),
+                    [types.TextDocumentContentChangePartial(types.Range(at, at), "")],
+                )
+            )
+        )
 
     async def _read_log(self, stream) -> None:
         while line := await stream.readline():
@@ -209,7 +217,7 @@ def key_positions(text: str, n: int, rng: random.Random) -> list[tuple[int, int,
     for m in rng.sample(keys, min(n, len(keys))):
         off = m.start() + 1
         line = bisect.bisect_right(line_starts, off) - 1
-        col = len(text[line_starts[line]:off].encode("utf-16-le")) // 2
+        col = len(text[line_starts[line] : off].encode("utf-16-le")) // 2
         out.append((line, col, m.group(1)))
     return out
 
@@ -233,7 +241,9 @@ async def measure_file(path: Path, rounds: int, hovers: int, rng: random.Random,
         await s.start()
         uri = path.as_uri()
         t_call = time.perf_counter()
-        s.client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+        s.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+        )
         t0 = s.opened_at = s.client.protocol.last_write
         t1 = await s.wait_for(uri, 1)
         opens.append(t1 - t0)
@@ -301,7 +311,12 @@ async def measure_lookups(s: Session, uri: str, text: str, lines: list[str], one
         dt, h = await timed(c.text_document_hover_async(types.HoverParams(doc, types.Position(line, col + 1))))
         lat.append(dt)
         answered += h is not None
-    out = {"open_to_first_hover_s": first_hover, "hover_p50_ms": pct(lat, 50) * 1e3, "hover_p99_ms": pct(lat, 99) * 1e3, "hover_answered": f"{answered}/{len(positions)}"}
+    out = {
+        "open_to_first_hover_s": first_hover,
+        "hover_p50_ms": pct(lat, 50) * 1e3,
+        "hover_p99_ms": pct(lat, 99) * 1e3,
+        "hover_answered": f"{answered}/{len(positions)}",
+    }
     hint_lat = []
     hint_counts = []
     for _ in range(60):
@@ -315,8 +330,14 @@ async def measure_lookups(s: Session, uri: str, text: str, lines: list[str], one
         dt, hints = await timed(c.text_document_inlay_hint_async(types.InlayHintParams(doc, rng_)))
         hint_lat.append(dt)
         hint_counts.append(len(hints or []))
-    out.update({"hints_range": "2000 chars" if one_line else "100 lines", "hints_p50_ms": pct(hint_lat, 50) * 1e3,
-                "hints_p99_ms": pct(hint_lat, 99) * 1e3, "hints_per_range_median": statistics.median(hint_counts)})
+    out.update(
+        {
+            "hints_range": "2000 chars" if one_line else "100 lines",
+            "hints_p50_ms": pct(hint_lat, 50) * 1e3,
+            "hints_p99_ms": pct(hint_lat, 99) * 1e3,
+            "hints_per_range_median": statistics.median(hint_counts),
+        }
+    )
     # one-character edits inside tokens in the middle of the vocab, each to a key whose
     # edited form is a new token (one that exists would be a duplicate key, which rightly
     # takes a full re-parse); several, so the latencies meanwhile are a sample worth a p99
@@ -343,9 +364,16 @@ async def measure_lookups(s: Session, uri: str, text: str, lines: list[str], one
         edits.append(elapsed)
         during += lat
         await asyncio.sleep(0.3)
-    out.update({"edit_to_diagnostics_ms": statistics.median(edits) * 1e3, "edit_to_diagnostics_runs_ms": [e * 1e3 for e in edits],
-                "hover_during_reindex_p50_ms": pct(during, 50) * 1e3, "hover_during_reindex_p99_ms": pct(during, 99) * 1e3,
-                "hover_during_reindex_max_ms": max(during, default=float("nan")) * 1e3, "hovers_during_reindex": len(during)})
+    out.update(
+        {
+            "edit_to_diagnostics_ms": statistics.median(edits) * 1e3,
+            "edit_to_diagnostics_runs_ms": [e * 1e3 for e in edits],
+            "hover_during_reindex_p50_ms": pct(during, 50) * 1e3,
+            "hover_during_reindex_p99_ms": pct(during, 99) * 1e3,
+            "hover_during_reindex_max_ms": max(during, default=float("nan")) * 1e3,
+            "hovers_during_reindex": len(during),
+        }
+    )
     # peak memory so far: open, lookups, typing; a re-parse below holds two indexes a while
     out["rss_before_reparse"] = peak_rss(s.pid)
     # line breaks outside any token (the JSON stays valid): the whole file is re-parsed
@@ -364,23 +392,32 @@ async def measure_lookups(s: Session, uri: str, text: str, lines: list[str], one
         # the lookups for the new index are built after its diagnostics (about as long
         # again): the next edit would wait for them, and that is not this one's cost
         await asyncio.sleep(max(0.3, 1.5 * elapsed))
-    out.update({"reparse_edit_to_diagnostics_ms": statistics.median(edits) * 1e3,
-                "hover_during_reparse_p50_ms": pct(during, 50) * 1e3, "hover_during_reparse_p99_ms": pct(during, 99) * 1e3,
-                "hovers_during_reparse": len(during)})
+    out.update(
+        {
+            "reparse_edit_to_diagnostics_ms": statistics.median(edits) * 1e3,
+            "hover_during_reparse_p50_ms": pct(during, 50) * 1e3,
+            "hover_during_reparse_p99_ms": pct(during, 99) * 1e3,
+            "hovers_during_reparse": len(during),
+        }
+    )
     return out
 
 
-async def edit_with_hovers(s: Session, uri: str, version: int, at: types.Position, text: str,
-                           positions, rng, moved) -> tuple[float, list[float]]:
+async def edit_with_hovers(
+    s: Session, uri: str, version: int, at: types.Position, text: str, positions, rng, moved
+) -> tuple[float, list[float]]:
     """Insert text at `at`; hover at random keys until that version's diagnostics arrive.
     Returns (edit to diagnostics, hover latencies meanwhile); `moved` maps a key's
     position before the edit to where it is after it."""
     c = s.client
     doc = types.TextDocumentIdentifier(uri)
     t0 = time.perf_counter()
-    c.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        [types.TextDocumentContentChangePartial(range=types.Range(at, at), text=text)]))
+    c.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [types.TextDocumentContentChangePartial(range=types.Range(at, at), text=text)],
+        )
+    )
     fut = s.wait_for(uri, version)
     during = []
     while not fut.done():
@@ -462,7 +499,7 @@ class NavFile:
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self.line_starts, offset) - 1
-        return line, utf16_len(self.text[self.line_starts[line]:offset])
+        return line, utf16_len(self.text[self.line_starts[line] : offset])
 
     def expected_references(self, token: str) -> int:
         """What references with the declaration should find: every merge part, every
@@ -482,9 +519,15 @@ async def rpc(s: Session, request) -> tuple[float, float, object]:
 
 
 def lat_stats(read: list[float], total: list[float]) -> dict:
-    return {"n": len(read), "p50_ms": pct(read, 50) * 1e3, "p99_ms": pct(read, 99) * 1e3,
-            "max_ms": max(read, default=float("nan")) * 1e3, "first_ms": read[0] * 1e3 if read else float("nan"),
-            "with_client_p50_ms": pct(total, 50) * 1e3, "with_client_p99_ms": pct(total, 99) * 1e3}
+    return {
+        "n": len(read),
+        "p50_ms": pct(read, 50) * 1e3,
+        "p99_ms": pct(read, 99) * 1e3,
+        "max_ms": max(read, default=float("nan")) * 1e3,
+        "first_ms": read[0] * 1e3 if read else float("nan"),
+        "with_client_p50_ms": pct(total, 50) * 1e3,
+        "with_client_p99_ms": pct(total, 99) * 1e3,
+    }
 
 
 def contains(loc, at: tuple[int, int]) -> bool:
@@ -494,8 +537,9 @@ def contains(loc, at: tuple[int, int]) -> bool:
 
 async def open_document(s: Session, nf: NavFile) -> float:
     """Open the file; seconds to its diagnostics (s.opened_at: when didOpen went out)."""
-    s.client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=nf.uri, language_id="json", version=1, text=nf.text)))
+    s.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=nf.uri, language_id="json", version=1, text=nf.text))
+    )
     s.opened_at = s.client.protocol.last_write
     return await asyncio.wait_for(s.wait_for(nf.uri, 1), 300) - s.opened_at
 
@@ -534,8 +578,14 @@ async def measure_navigation_file(nf: NavFile, n_def: int, n_ref: int, rng: rand
     most = max(nf.key_at, key=lambda t: nf.uses[t])
     if most not in common:
         common.append(most)
-    res: dict = {"file": str(nf.path), "bytes": len(nf.text.encode("utf-8")), "merges": ranks, "vocab": len(nf.key_at),
-                 "most_used_token": most, "most_used_token_uses": nf.uses[most]}
+    res: dict = {
+        "file": str(nf.path),
+        "bytes": len(nf.text.encode("utf-8")),
+        "merges": ranks,
+        "vocab": len(nf.key_at),
+        "most_used_token": most,
+        "most_used_token_uses": nf.uses[most],
+    }
     s = Session()
     await s.start()
     try:
@@ -558,8 +608,10 @@ async def measure_navigation_file(nf: NavFile, n_def: int, n_ref: int, rng: rand
         read, total, answered, correct = [], [], 0, 0
         for rank, part in parts:
             token = nf.merges[rank][part]
-            dr, dt, locs = await rpc(s, s.client.text_document_definition_async(
-                types.DefinitionParams(doc, here(nf.part_at[2 * rank + part]))))
+            dr, dt, locs = await rpc(
+                s,
+                s.client.text_document_definition_async(types.DefinitionParams(doc, here(nf.part_at[2 * rank + part]))),
+            )
             read.append(dr)
             total.append(dt)
             answered += bool(locs)
@@ -569,16 +621,21 @@ async def measure_navigation_file(nf: NavFile, n_def: int, n_ref: int, rng: rand
         # definition: a vocab key -> the merge producing it (none for base tokens)
         read, total, answered, correct, expected = [], [], 0, 0, 0
         for token in keys:
-            dr, dt, locs = await rpc(s, s.client.text_document_definition_async(
-                types.DefinitionParams(doc, here(nf.key_at[token]))))
+            dr, dt, locs = await rpc(
+                s, s.client.text_document_definition_async(types.DefinitionParams(doc, here(nf.key_at[token])))
+            )
             read.append(dr)
             total.append(dt)
             answered += bool(locs)
             rank = nf.producer.get(token)
             expected += rank is not None
             correct += bool(locs) and rank is not None and contains(locs[0], nf.position(nf.part_at[2 * rank]))
-        res["definition_vocab_key"] = {**lat_stats(read, total), "answered": answered, "correct": correct,
-                                       "with_producing_merge": expected}
+        res["definition_vocab_key"] = {
+            **lat_stats(read, total),
+            "answered": answered,
+            "correct": correct,
+            "with_producing_merge": expected,
+        }
         # references (with the declaration): rare tokens, then the most used ones
         refs: dict = {}
 
@@ -588,16 +645,26 @@ async def measure_navigation_file(nf: NavFile, n_def: int, n_ref: int, rng: rand
             for token in tokens:
                 if len(read) >= 10 and time.perf_counter() - started > NAV_BUDGET_S:
                     break
-                dr, dt, locs = await rpc(s, s.client.text_document_references_async(types.ReferenceParams(
-                    text_document=doc, position=here(nf.key_at[token]),
-                    context=types.ReferenceContext(include_declaration=True))))
+                dr, dt, locs = await rpc(
+                    s,
+                    s.client.text_document_references_async(
+                        types.ReferenceParams(
+                            text_document=doc,
+                            position=here(nf.key_at[token]),
+                            context=types.ReferenceContext(include_declaration=True),
+                        )
+                    ),
+                )
                 read.append(dr)
                 total.append(dt)
                 found.append(len(locs or []))
                 want.append(nf.expected_references(token))
-            return {**lat_stats(read, total), "locations_median": statistics.median(found),
-                    "locations_expected_median": statistics.median(want),
-                    "as_expected": sum(f == w for f, w in zip(found, want))}
+            return {
+                **lat_stats(read, total),
+                "locations_median": statistics.median(found),
+                "locations_expected_median": statistics.median(want),
+                "as_expected": sum(f == w for f, w in zip(found, want)),
+            }
 
         if rare:
             refs["rare"] = {**await references(rare), "uses": list(RARE_USES), "tokens": len(rare)}
@@ -633,7 +700,11 @@ async def measure_workspace_symbols(files: list[NavFile], n: int) -> dict:
             for sym in found or []:
                 name = Path(sym.location.uri).parent.name
                 per_file[name] = per_file.get(name, 0) + 1
-            res["queries"][query] = {**lat_stats(read, total), "results": statistics.median(counts), "results_per_file": per_file}
+            res["queries"][query] = {
+                **lat_stats(read, total),
+                "results": statistics.median(counts),
+                "results_per_file": per_file,
+            }
         res["peak_rss_bytes"] = peak_rss(s.pid)
     finally:
         await s.stop()
@@ -645,7 +716,10 @@ async def measure_navigation(paths: list[Path], n_def: int, n_ref: int, n_sym: i
     for path in paths:
         t0 = time.perf_counter()
         files.append(NavFile(path))
-        print(f"  navigation targets of {path.parent.name}/{path.name} read in {time.perf_counter() - t0:.1f} s", flush=True)
+        print(
+            f"  navigation targets of {path.parent.name}/{path.name} read in {time.perf_counter() - t0:.1f} s",
+            flush=True,
+        )
     # millions of long-lived objects (gemma3's merges): out of the client's garbage
     # collections, whose pauses (100+ ms) would otherwise land in the latencies
     gc.collect()
@@ -661,13 +735,16 @@ async def measure_navigation(paths: list[Path], n_def: int, n_ref: int, n_sym: i
     return out
 
 
-NAV_LEGEND = ("navigation: p50/p99 from the request written to the response read (of n requests: with 50, p99 is "
-              "the slowest); in brackets with the pygls client's own work (parsing, lsprotocol objects)")
+NAV_LEGEND = (
+    "navigation: p50/p99 from the request written to the response read (of n requests: with 50, p99 is "
+    "the slowest); in brackets with the pygls client's own work (parsing, lsprotocol objects)"
+)
 
 
 def navigation_report(nav: dict) -> str:
     """The navigation rows: request written -> response read (p50/p99); in brackets the
     same with the pygls client's own work (parsing, lsprotocol objects)."""
+
     def met(kind: str, p99: float) -> str:
         return "met" if p99 < NAV_TARGET_MS[kind] else "NOT met"
 
@@ -680,32 +757,88 @@ def navigation_report(nav: dict) -> str:
     cells = [["file", "request", "n", "p50/p99 ms", "(with client)", "answer", "target p99"]]
     for f in nav.get("files", []):
         name = f"{Path(f['file']).parent.name}/{Path(f['file']).name}"
-        cells.append([name, "open → navigation ready", "1", f"{f['open_to_navigation_ready_s'] * 1e3:.0f}", "",
-                      (f"diagnostics after {f['open_to_diagnostics_s'] * 1e3:.0f} ms, hovers {f['open_to_hover_ready_s'] * 1e3:.0f} ms; "
-                       f"peak RSS {f['peak_rss_at_ready_bytes'] / 2**20:.0f} MB, {f['peak_rss_bytes'] / 2**20:.0f} after the requests"), ""])
+        cells.append(
+            [
+                name,
+                "open → navigation ready",
+                "1",
+                f"{f['open_to_navigation_ready_s'] * 1e3:.0f}",
+                "",
+                (
+                    f"diagnostics after {f['open_to_diagnostics_s'] * 1e3:.0f} ms, hovers {f['open_to_hover_ready_s'] * 1e3:.0f} ms; "
+                    f"peak RSS {f['peak_rss_at_ready_bytes'] / 2**20:.0f} MB, {f['peak_rss_bytes'] / 2**20:.0f} after the requests"
+                ),
+                "",
+            ]
+        )
         d = f["definition_merge_part"]
-        cells.append([name, "definition merge part → vocab", str(d["n"]), lat(d), client(d),
-                      f"{d['correct']}/{d['n']} right", f"< {NAV_TARGET_MS['definition']:.0f}: {met('definition', d['p99_ms'])}"])
+        cells.append(
+            [
+                name,
+                "definition merge part → vocab",
+                str(d["n"]),
+                lat(d),
+                client(d),
+                f"{d['correct']}/{d['n']} right",
+                f"< {NAV_TARGET_MS['definition']:.0f}: {met('definition', d['p99_ms'])}",
+            ]
+        )
         d = f["definition_vocab_key"]
-        cells.append([name, "definition vocab → merge", str(d["n"]), lat(d), client(d),
-                      f"{d['correct']}/{d['with_producing_merge']} right ({d['answered']} answered)",
-                      f"< {NAV_TARGET_MS['definition']:.0f}: {met('definition', d['p99_ms'])}"])
+        cells.append(
+            [
+                name,
+                "definition vocab → merge",
+                str(d["n"]),
+                lat(d),
+                client(d),
+                f"{d['correct']}/{d['with_producing_merge']} right ({d['answered']} answered)",
+                f"< {NAV_TARGET_MS['definition']:.0f}: {met('definition', d['p99_ms'])}",
+            ]
+        )
         for token, r in f["references"].items():
-            what = f"references rare ({r['uses'][0]}-{r['uses'][1]} merges)" if token == "rare" else \
-                f"references {token} ({r['uses']} merges)"
-            cells.append([name, what, str(r["n"]), lat(r), client(r),
-                          f"{r['locations_median']:.0f} locations ({r['as_expected']}/{r['n']} as expected)",
-                          f"< {NAV_TARGET_MS['references']:.0f}: {met('references', r['p99_ms'])}"])
+            what = (
+                f"references rare ({r['uses'][0]}-{r['uses'][1]} merges)"
+                if token == "rare"
+                else f"references {token} ({r['uses']} merges)"
+            )
+            cells.append(
+                [
+                    name,
+                    what,
+                    str(r["n"]),
+                    lat(r),
+                    client(r),
+                    f"{r['locations_median']:.0f} locations ({r['as_expected']}/{r['n']} as expected)",
+                    f"< {NAV_TARGET_MS['references']:.0f}: {met('references', r['p99_ms'])}",
+                ]
+            )
     ws = nav.get("workspace_symbol")
     if ws:
         name = " + ".join(Path(f).parent.name for f in ws["files"])
         for query, r in ws["queries"].items():
             per = ", ".join(f"{k} {v}" for k, v in r["results_per_file"].items())
-            cells.append([name, f"workspace/symbol {query!r}", str(r["n"]), lat(r), client(r),
-                          f"{r['results']:.0f} results" + (f" ({per})" if per else "") + f"; first {r['first_ms']:.1f} ms",
-                          f"< {NAV_TARGET_MS['workspace_symbol']:.0f}: {met('workspace_symbol', r['p99_ms'])}"])
-        cells.append([name, "all open → all navigation ready", "1", f"{ws['first_open_to_all_ready_s'] * 1e3:.0f}", "",
-                      f"peak RSS {ws['peak_rss_bytes'] / 2**20:.0f} MB", ""])
+            cells.append(
+                [
+                    name,
+                    f"workspace/symbol {query!r}",
+                    str(r["n"]),
+                    lat(r),
+                    client(r),
+                    f"{r['results']:.0f} results" + (f" ({per})" if per else "") + f"; first {r['first_ms']:.1f} ms",
+                    f"< {NAV_TARGET_MS['workspace_symbol']:.0f}: {met('workspace_symbol', r['p99_ms'])}",
+                ]
+            )
+        cells.append(
+            [
+                name,
+                "all open → all navigation ready",
+                "1",
+                f"{ws['first_open_to_all_ready_s'] * 1e3:.0f}",
+                "",
+                f"peak RSS {ws['peak_rss_bytes'] / 2**20:.0f} MB",
+                "",
+            ]
+        )
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
 
@@ -727,14 +860,17 @@ def soak_keys(text: str, n: int, rng: random.Random) -> tuple[list[tuple[int, in
     fast path), in a tokenizer.json's model.vocab or a vocab.json; the vocabulary)."""
     obj = json.loads(text)
     vocab = obj.get("model", {}).get("vocab") if isinstance(obj.get("model"), dict) else obj
-    keys = [m for m in VOCAB_ENTRY.finditer(text)
-            if "\\" not in m.group(1) and isinstance(vocab, dict) and vocab.get(m.group(1)) == int(m.group(2))]
+    keys = [
+        m
+        for m in VOCAB_ENTRY.finditer(text)
+        if "\\" not in m.group(1) and isinstance(vocab, dict) and vocab.get(m.group(1)) == int(m.group(2))
+    ]
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
     out = []
     for m in sorted(rng.sample(keys, min(n, len(keys))), key=lambda m: m.start()):
         off = m.start() + 1
         line = bisect.bisect_right(line_starts, off) - 1
-        col = utf16_len(text[line_starts[line]:off])
+        col = utf16_len(text[line_starts[line] : off])
         out.append((line, col, col + utf16_len(m.group(1)), m.group(1)))
     rng.shuffle(out)
     return out, vocab
@@ -768,7 +904,9 @@ async def typing_soak(path: Path, edits: int, warmup: int, every: int, rng: rand
     c = s.client
     doc = types.TextDocumentIdentifier(uri)
     started = time.perf_counter()
-    c.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    c.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     await asyncio.wait_for(s.wait_for(uri, 1), 120)
     line, col, _, _ = keys[0]
     for _ in range(600):  # lookups ready: the first hover answers
@@ -776,9 +914,15 @@ async def typing_soak(path: Path, edits: int, warmup: int, every: int, rng: rand
             break
         await asyncio.sleep(0.02)
     await asyncio.sleep(0.5)
-    res: dict = {"file": str(path), "bytes": len(text.encode("utf-8")), "edits": edits, "warmup_edits": warmup,
-                 "sample_every_edits": every, "rss_after_open_mb": current_rss(s.pid) / 2**20,
-                 "diagnostics_at_open": s.counts[(uri, 1)]}
+    res: dict = {
+        "file": str(path),
+        "bytes": len(text.encode("utf-8")),
+        "edits": edits,
+        "warmup_edits": warmup,
+        "sample_every_edits": every,
+        "rss_after_open_mb": current_rss(s.pid) / 2**20,
+        "diagnostics_at_open": s.counts[(uri, 1)],
+    }
     samples: list[tuple[int, float]] = []
     hover_lat, settle_lat, counts = [], [], []
     version = 1
@@ -788,9 +932,12 @@ async def typing_soak(path: Path, edits: int, warmup: int, every: int, rng: rand
         for n in range(1, edits + 1):
             start, end, ch, (line, col) = next(typing)
             version += 1
-            c.text_document_did_change(types.DidChangeTextDocumentParams(
-                types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                [types.TextDocumentContentChangePartial(range=types.Range(start, end), text=ch)]))
+            c.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    [types.TextDocumentContentChangePartial(range=types.Range(start, end), text=ch)],
+                )
+            )
             sample = n >= warmup and (n - warmup) % every == 0
             if n % SOAK_SYNC == 0:  # the hover answers after the server handled every edit before it
                 dt, _ = await timed(c.text_document_hover_async(types.HoverParams(doc, types.Position(line, col + 1))))
@@ -811,22 +958,24 @@ async def typing_soak(path: Path, edits: int, warmup: int, every: int, rng: rand
         elapsed = time.perf_counter() - t0
         await s.stop()
     growth = slope(samples) * 1000
-    res.update({
-        "rss_samples": [{"edits": n, "rss_mb": round(mb, 2)} for n, mb in samples],
-        "growth_mb_per_1000_edits": growth,
-        "target_mb_per_1000_edits": SOAK_TARGET_MB,
-        "target_met": growth < SOAK_TARGET_MB,
-        "seconds": elapsed,
-        "seconds_incl_open": time.perf_counter() - started,
-        "edits_per_s": edits / elapsed,
-        "reindexes_waited_for": len(settle_lat),
-        # from the last edit of a burst (up to SOAK_SETTLE edits queued) to its diagnostics
-        "burst_to_diagnostics_p50_ms": pct(settle_lat, 50) * 1e3,
-        "burst_to_diagnostics_max_ms": max(settle_lat, default=float("nan")) * 1e3,
-        "hover_while_typing_p50_ms": pct(hover_lat, 50) * 1e3,
-        "hover_while_typing_p99_ms": pct(hover_lat, 99) * 1e3,
-        "diagnostics_while_typing_min_max": [min(counts, default=0), max(counts, default=0)],
-    })
+    res.update(
+        {
+            "rss_samples": [{"edits": n, "rss_mb": round(mb, 2)} for n, mb in samples],
+            "growth_mb_per_1000_edits": growth,
+            "target_mb_per_1000_edits": SOAK_TARGET_MB,
+            "target_met": growth < SOAK_TARGET_MB,
+            "seconds": elapsed,
+            "seconds_incl_open": time.perf_counter() - started,
+            "edits_per_s": edits / elapsed,
+            "reindexes_waited_for": len(settle_lat),
+            # from the last edit of a burst (up to SOAK_SETTLE edits queued) to its diagnostics
+            "burst_to_diagnostics_p50_ms": pct(settle_lat, 50) * 1e3,
+            "burst_to_diagnostics_max_ms": max(settle_lat, default=float("nan")) * 1e3,
+            "hover_while_typing_p50_ms": pct(hover_lat, 50) * 1e3,
+            "hover_while_typing_p99_ms": pct(hover_lat, 99) * 1e3,
+            "diagnostics_while_typing_min_max": [min(counts, default=0), max(counts, default=0)],
+        }
+    )
     return res
 
 
@@ -834,16 +983,18 @@ def soak_report(r: dict) -> str:
     name = f"{Path(r['file']).parent.name}/{Path(r['file']).name}"
     met = "met" if r["target_met"] else "NOT met"
     size = f"{r['bytes'] / 1e6:.1f} MB" if r["bytes"] >= 1e5 else f"{r['bytes'] / 1e3:.0f} KB"
-    return "\n".join([
-        f"typing soak: {name} ({size}), {r['edits']} one-character edits in {r['seconds']:.1f} s "
-        f"({r['edits_per_s']:.0f}/s; {r['reindexes_waited_for']} re-indexes waited for, last edit→diagnostics "
-        f"p50 {r['burst_to_diagnostics_p50_ms']:.0f} ms with up to {SOAK_SETTLE} edits queued; hover while typing p50/p99 "
-        f"{r['hover_while_typing_p50_ms']:.1f}/{r['hover_while_typing_p99_ms']:.1f} ms)",
-        f"  RSS growth {r['growth_mb_per_1000_edits']:.2f} MB per 1000 edits (least squares after {r['warmup_edits']} warm-up edits; "
-        f"target < {r['target_mb_per_1000_edits']}: {met})",
-        f"  RSS samples (edits: MB): after open {r['rss_after_open_mb']:.1f}, "
-        + ", ".join(f"{p['edits']}: {p['rss_mb']:.1f}" for p in r["rss_samples"]),
-    ])
+    return "\n".join(
+        [
+            f"typing soak: {name} ({size}), {r['edits']} one-character edits in {r['seconds']:.1f} s "
+            f"({r['edits_per_s']:.0f}/s; {r['reindexes_waited_for']} re-indexes waited for, last edit→diagnostics "
+            f"p50 {r['burst_to_diagnostics_p50_ms']:.0f} ms with up to {SOAK_SETTLE} edits queued; hover while typing p50/p99 "
+            f"{r['hover_while_typing_p50_ms']:.1f}/{r['hover_while_typing_p99_ms']:.1f} ms)",
+            f"  RSS growth {r['growth_mb_per_1000_edits']:.2f} MB per 1000 edits (least squares after {r['warmup_edits']} warm-up edits; "
+            f"target < {r['target_mb_per_1000_edits']}: {met})",
+            f"  RSS samples (edits: MB): after open {r['rss_after_open_mb']:.1f}, "
+            + ", ".join(f"{p['edits']}: {p['rss_mb']:.1f}" for p in r["rss_samples"]),
+        ]
+    )
 
 
 def scaled_copy(src: Path, factor: int, folder: Path) -> Path:
@@ -876,19 +1027,24 @@ def scaled_copy(src: Path, factor: int, folder: Path) -> Path:
 
 
 def table(rows: list[dict]) -> str:
-    cols = [("file", lambda r: f"{Path(r['file']).parent.name}/{Path(r['file']).name} {r['scale']}"),
-            ("MB", lambda r: f"{r['bytes'] / 1e6:.1f}"),
-            ("open→diag s", lambda r: f"{r['open_to_diagnostics_s']:.3f}"),
-            ("from_file s", lambda r: f"{r['from_file_s']:.3f}"),
-            ("ratio", lambda r: f"{r['ratio']:.2f}"),
-            ("hover p50/p99 ms", lambda r: f"{r['hover_p50_ms']:.1f}/{r['hover_p99_ms']:.1f}"),
-            ("hints p50/p99 ms", lambda r: f"{r['hints_p50_ms']:.1f}/{r['hints_p99_ms']:.1f} ({r['hints_range']})"),
-            ("edit→diag ms", lambda r: f"{r['edit_to_diagnostics_ms']:.0f}"),
-            ("hover in reindex p50/p99 ms", lambda r: f"{r['hover_during_reindex_p50_ms']:.1f}/{r['hover_during_reindex_p99_ms']:.1f}"),
-            ("re-parse edit→diag ms", lambda r: f"{r['reparse_edit_to_diagnostics_ms']:.0f}"),
-            ("hover in re-parse p99 ms", lambda r: f"{r['hover_during_reparse_p99_ms']:.1f}"),
-            ("RSS/size", lambda r: f"{r['rss_over_size']:.1f}x"),
-            ("with re-parse", lambda r: f"{r['rss_with_reparse_over_size']:.1f}x")]
+    cols = [
+        ("file", lambda r: f"{Path(r['file']).parent.name}/{Path(r['file']).name} {r['scale']}"),
+        ("MB", lambda r: f"{r['bytes'] / 1e6:.1f}"),
+        ("open→diag s", lambda r: f"{r['open_to_diagnostics_s']:.3f}"),
+        ("from_file s", lambda r: f"{r['from_file_s']:.3f}"),
+        ("ratio", lambda r: f"{r['ratio']:.2f}"),
+        ("hover p50/p99 ms", lambda r: f"{r['hover_p50_ms']:.1f}/{r['hover_p99_ms']:.1f}"),
+        ("hints p50/p99 ms", lambda r: f"{r['hints_p50_ms']:.1f}/{r['hints_p99_ms']:.1f} ({r['hints_range']})"),
+        ("edit→diag ms", lambda r: f"{r['edit_to_diagnostics_ms']:.0f}"),
+        (
+            "hover in reindex p50/p99 ms",
+            lambda r: f"{r['hover_during_reindex_p50_ms']:.1f}/{r['hover_during_reindex_p99_ms']:.1f}",
+        ),
+        ("re-parse edit→diag ms", lambda r: f"{r['reparse_edit_to_diagnostics_ms']:.0f}"),
+        ("hover in re-parse p99 ms", lambda r: f"{r['hover_during_reparse_p99_ms']:.1f}"),
+        ("RSS/size", lambda r: f"{r['rss_over_size']:.1f}x"),
+        ("with re-parse", lambda r: f"{r['rss_with_reparse_over_size']:.1f}x"),
+    ]
     cells = [[name for name, _ in cols]] + [[f(r) for _, f in cols] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells)
@@ -900,7 +1056,12 @@ async def main_async(args) -> int:
     if args.quick:
         soak_file, (soak_edits, soak_warmup, soak_every) = ROOT / "examples" / "tokenizer.json", QUICK_SOAK
     else:
-        soak_file, soak_edits, soak_warmup, soak_every = CORPUS / args.soak_file, args.soak_edits, SOAK_WARMUP, SOAK_EVERY
+        soak_file, soak_edits, soak_warmup, soak_every = (
+            CORPUS / args.soak_file,
+            args.soak_edits,
+            SOAK_WARMUP,
+            SOAK_EVERY,
+        )
     if not soak_file.is_file() and not args.navigation_only:
         print(f"soak file missing: {soak_file} (set TOKENIZER_CORPUS)", file=sys.stderr)
         return 2
@@ -967,7 +1128,13 @@ async def main_async(args) -> int:
         print(navigation_report(nav))
     print()
     print(soak_report(soak))
-    out = Path(args.out or ROOT / "bench" / "results" / ("soak.json" if args.soak_only else "quick.json" if args.quick else "latest.json"))
+    out = Path(
+        args.out
+        or ROOT
+        / "bench"
+        / "results"
+        / ("soak.json" if args.soak_only else "quick.json" if args.quick else "latest.json")
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     results = {"machine_cores": os.cpu_count(), "rows": rows, "typing_soak": soak}
     if nav:
@@ -987,18 +1154,31 @@ def main() -> int:
     p.add_argument("--soak-only", action="store_true", help="run only the typing soak (with --quick: the short one)")
     p.add_argument("--soak-file", default=SOAK_FILE, help="corpus file for the typing soak")
     p.add_argument("--soak-edits", type=int, default=SOAK_EDITS, help="one-character edits in the soak (at least 2000)")
-    p.add_argument("--navigation-only", action="store_true",
-                   help="run only the navigation rows (with --quick: on the small example file)")
-    p.add_argument("--nav-files", nargs="*", default=NAV_FILES,
-                   help="corpus files for the navigation rows, all open together for workspace/symbol (none: skip them)")
+    p.add_argument(
+        "--navigation-only",
+        action="store_true",
+        help="run only the navigation rows (with --quick: on the small example file)",
+    )
+    p.add_argument(
+        "--nav-files",
+        nargs="*",
+        default=NAV_FILES,
+        help="corpus files for the navigation rows, all open together for workspace/symbol (none: skip them)",
+    )
     p.add_argument("--nav-definitions", type=int, default=NAV_DEFINITIONS, help="definitions per direction")
     p.add_argument("--nav-references", type=int, default=NAV_REFERENCES, help="references per token kind")
     p.add_argument("--nav-symbols", type=int, default=NAV_SYMBOLS, help="workspace/symbol requests per query")
-    p.add_argument("--out", default=None, help="JSON results (default bench/results/latest.json; soak.json with --soak-only, "
-                   "navigation.json with --navigation-only)")
-    p.add_argument("--behaviour-only", action="store_true",
-                   help="run only the encode, unreachable-token, diff, model-folder, quick-fix and process-tree "
-                        "memory benchmarks")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="JSON results (default bench/results/latest.json; soak.json with --soak-only, "
+        "navigation.json with --navigation-only)",
+    )
+    p.add_argument(
+        "--behaviour-only",
+        action="store_true",
+        help="run only the encode, unreachable-token, diff, model-folder, quick-fix and process-tree memory benchmarks",
+    )
     p.add_argument("--no-behaviour", action="store_true", help="leave the behaviour benchmarks out")
     p.add_argument("--log", action="store_true", help="print the server's log")
     args = p.parse_args()
@@ -1017,8 +1197,14 @@ def main() -> int:
 
 
 # issues 15, 16 and 24: each a script of its own that prints its table (and runs alone)
-BEHAVIOUR = ("encode_bench.py", "reachability_bench.py", "diff_bench.py", "folder_bench.py", "fixes_bench.py",
-             "memory_tree.py")
+BEHAVIOUR = (
+    "encode_bench.py",
+    "reachability_bench.py",
+    "diff_bench.py",
+    "folder_bench.py",
+    "fixes_bench.py",
+    "memory_tree.py",
+)
 
 
 def behaviour_benchmarks(quick: bool) -> int:
@@ -1027,8 +1213,9 @@ def behaviour_benchmarks(quick: bool) -> int:
     status = 0
     for script in BEHAVIOUR:
         print(f"\n== {script}{' --quick' if quick else ''}", flush=True)
-        done = subprocess.run([sys.executable, str(Path(__file__).parent / script), *(["--quick"] if quick else [])],
-                              check=False)
+        done = subprocess.run(
+            [sys.executable, str(Path(__file__).parent / script), *(["--quick"] if quick else [])], check=False
+        )
         status = status or done.returncode
     return status
 

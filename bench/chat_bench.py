@@ -48,15 +48,22 @@ def _process(cmd: list[str]) -> float:
 def cli_figures(folder: Path, rounds: int) -> dict:
     exe = [sys.executable, "-m", "tokenizer_lsp"]
     text, ids, loads = [], [], []
-    load = [sys.executable, "-c", "import sys, tokenizers; tokenizers.Tokenizer.from_file(sys.argv[1])",
-            str(folder / "tokenizer.json")]
+    load = [
+        sys.executable,
+        "-c",
+        "import sys, tokenizers; tokenizers.Tokenizer.from_file(sys.argv[1])",
+        str(folder / "tokenizer.json"),
+    ]
     for _ in range(rounds):  # interleaved: the ratio holds when the machine's speed drifts
         text.append(_process([*exe, "render", str(folder)]))
         ids.append(_process([*exe, "render", str(folder), "--ids"]))
         loads.append(_process(load))
-    return {"render_text_s": statistics.median(text), "render_ids_s": statistics.median(ids),
-            "from_file_process_s": statistics.median(loads),
-            "ids_over_from_file": statistics.median(i / f for i, f in zip(ids, loads))}
+    return {
+        "render_text_s": statistics.median(text),
+        "render_ids_s": statistics.median(ids),
+        "from_file_process_s": statistics.median(loads),
+        "ids_over_from_file": statistics.median(i / f for i, f in zip(ids, loads)),
+    }
 
 
 async def editor_figures(folder: Path, hovers: int) -> dict:
@@ -82,15 +89,23 @@ async def _session(tmp: Path, config: dict, config_text: str, hovers: int) -> di
     await client.start_io(sys.executable, "-m", "tokenizer_lsp")
     drain = asyncio.create_task(_drain(client._server.stderr))
     try:
-        await client.initialize_async(types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            initialization_options={"diagnostics": {"severity": {"unreachable-token": "off"}}}))
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(),
+                initialization_options={"diagnostics": {"severity": {"unreachable-token": "off"}}},
+            )
+        )
         client.initialized(types.InitializedParams())
         tok_uri, cfg_uri = (tmp / "tokenizer.json").as_uri(), (tmp / "tokenizer_config.json").as_uri()
         for uri, path, text in ((tok_uri, tmp / "tokenizer.json", None), (cfg_uri, None, config_text)):
             got.setdefault(uri, asyncio.Queue())
-            client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-                uri=uri, language_id="json", version=1, text=text if text is not None else path.read_text())))
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    types.TextDocumentItem(
+                        uri=uri, language_id="json", version=1, text=text if text is not None else path.read_text()
+                    )
+                )
+            )
         await asyncio.wait_for(got[tok_uri].get(), 120)
         await asyncio.wait_for(got[cfg_uri].get(), 120)
         # a keystroke inside the template: its findings published
@@ -101,10 +116,16 @@ async def _session(tmp: Path, config: dict, config_text: str, hovers: int) -> di
             while not got[cfg_uri].empty():
                 got[cfg_uri].get_nowait()
             t0 = time.perf_counter()
-            client.text_document_did_change(types.DidChangeTextDocumentParams(
-                types.VersionedTextDocumentIdentifier(uri=cfg_uri, version=version),
-                [types.TextDocumentContentChangePartial(range=types.Range(types.Position(line, col),
-                                                                          types.Position(line, col)), text=" ")]))
+            client.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    types.VersionedTextDocumentIdentifier(uri=cfg_uri, version=version),
+                    [
+                        types.TextDocumentContentChangePartial(
+                            range=types.Range(types.Position(line, col), types.Position(line, col)), text=" "
+                        )
+                    ],
+                )
+            )
             while True:
                 when, params = await asyncio.wait_for(got[cfg_uri].get(), 60)
                 if params.version is None or params.version >= version:
@@ -119,9 +140,12 @@ async def _session(tmp: Path, config: dict, config_text: str, hovers: int) -> di
             await asyncio.sleep(0.01)
         # the template replaced by one that loops for ever: hovers on tokenizer.json meanwhile
         runaway = json.dumps({**config, "chat_template": RUNAWAY}, indent=2, ensure_ascii=False)
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri=cfg_uri, version=100),
-            [types.TextDocumentContentChangeWholeDocument(text=runaway)]))
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(uri=cfg_uri, version=100),
+                [types.TextDocumentContentChangeWholeDocument(text=runaway)],
+            )
+        )
         times = []
         for _ in range(hovers):
             t0 = time.perf_counter()
@@ -136,12 +160,15 @@ async def _session(tmp: Path, config: dict, config_text: str, hovers: int) -> di
         except Exception:  # noqa: BLE001 (a benchmark's teardown: kill what is left)
             client._server.kill()
         drain.cancel()
-    return {"keystroke_to_findings_ms": statistics.median(keystroke) * 1e3,
-            "keystroke_to_findings_max_ms": max(keystroke) * 1e3,
-            "hover_during_runaway_p50_ms": statistics.median(times) * 1e3,
-            "hover_during_runaway_p99_ms": pct(times, 99) * 1e3, "hovers": len(times),
-            "hover_sane_template_p50_ms": statistics.median(baseline) * 1e3,
-            "hover_sane_template_p99_ms": pct(baseline, 99) * 1e3}
+    return {
+        "keystroke_to_findings_ms": statistics.median(keystroke) * 1e3,
+        "keystroke_to_findings_max_ms": max(keystroke) * 1e3,
+        "hover_during_runaway_p50_ms": statistics.median(times) * 1e3,
+        "hover_during_runaway_p99_ms": pct(times, 99) * 1e3,
+        "hovers": len(times),
+        "hover_sane_template_p50_ms": statistics.median(baseline) * 1e3,
+        "hover_sane_template_p99_ms": pct(baseline, 99) * 1e3,
+    }
 
 
 async def _drain(stream) -> None:

@@ -50,8 +50,17 @@ def edited_copy(src: Path, dest: Path) -> None:
     del merges[30000]
     model["merges"] = [" ".join(m) for m in merges] if isinstance(merges[0], list) else [m.split(" ") for m in merges]
     obj["normalizer"] = {"type": "NFKC"}
-    obj["added_tokens"].append({"id": max(vocab.values()) + 2000, "content": "<|bench|>", "single_word": False,
-                                "lstrip": False, "rstrip": False, "normalized": False, "special": True})
+    obj["added_tokens"].append(
+        {
+            "id": max(vocab.values()) + 2000,
+            "content": "<|bench|>",
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+    )
     dest.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
 
 
@@ -62,8 +71,12 @@ def timed(fn) -> float:
 
 
 def cli(*args) -> int:
-    return subprocess.run([sys.executable, "-m", "tokenizer_lsp", *map(str, args)],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False).returncode
+    return subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *map(str, args)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    ).returncode
 
 
 def from_file(path: Path) -> None:
@@ -103,11 +116,14 @@ def run(quick: bool = False) -> dict:
         for _ in range(rounds):
             samples.setdefault("diff (CLI process)", []).append(timed(lambda: cli("diff", old, new)))
             samples.setdefault("diff --format json (CLI process)", []).append(
-                timed(lambda: cli("diff", "--format", "json", old, new)))
+                timed(lambda: cli("diff", "--format", "json", old, new))
+            )
             samples.setdefault("from_file(old) + from_file(new)", []).append(
-                timed(lambda: (from_file(old), from_file(new))))
+                timed(lambda: (from_file(old), from_file(new)))
+            )
             samples.setdefault("stats --no-unreachable (CLI process)", []).append(
-                timed(lambda: cli("stats", "--no-unreachable", old)))
+                timed(lambda: cli("stats", "--no-unreachable", old))
+            )
             if with_unreachable:
                 samples.setdefault("stats with unreachable (CLI process)", []).append(timed(lambda: cli("stats", old)))
     view = CORPUS / view_name

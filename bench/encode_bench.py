@@ -54,13 +54,19 @@ async def measure(path: Path, calls: int) -> dict:
     await client.start_io(sys.executable, "-m", "tokenizer_lsp")
     drain = asyncio.create_task(_drain(client._server.stderr))
     try:
-        await client.initialize_async(types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            initialization_options={"diagnostics": {"severity": {"unreachable-token": "off"}}}))
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(),
+                initialization_options={"diagnostics": {"severity": {"unreachable-token": "off"}}},
+            )
+        )
         client.initialized(types.InitializedParams())
         uri = path.as_uri()
-        client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-            uri=uri, language_id="json", version=1, text=path.read_text(encoding="utf-8"))))
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="json", version=1, text=path.read_text(encoding="utf-8"))
+            )
+        )
         await published.wait()
         params = types.ExecuteCommandParams(command="tokenizer-lsp.encode", arguments=[uri, SAMPLE])
         t0 = time.perf_counter()
@@ -84,9 +90,16 @@ async def measure(path: Path, calls: int) -> dict:
 
     tokenizers.Tokenizer.from_file(str(path))
     from_file_s = time.perf_counter() - t0
-    return {"file": str(path.relative_to(CORPUS)), "tokens": len(first["ids"]), "text_bytes": len(SAMPLE.encode()),
-            "first_call_s": first_s, "p50_ms": statistics.median(times) * 1e3, "p99_ms": pct(times, 99) * 1e3,
-            "calls": calls, "from_file_s": from_file_s}
+    return {
+        "file": str(path.relative_to(CORPUS)),
+        "tokens": len(first["ids"]),
+        "text_bytes": len(SAMPLE.encode()),
+        "first_call_s": first_s,
+        "p50_ms": statistics.median(times) * 1e3,
+        "p99_ms": pct(times, 99) * 1e3,
+        "calls": calls,
+        "from_file_s": from_file_s,
+    }
 
 
 async def _drain(stream) -> None:
@@ -111,8 +124,10 @@ def report(result: dict) -> str:
     head = f"{'file':<24} {'tokens':>6} {'first call':>11} {'p50':>9} {'p99':>9} {'from_file':>10}"
     lines = [head, "-" * len(head)]
     for r in result["encode"]:
-        lines.append(f"{r['file']:<24} {r['tokens']:>6} {r['first_call_s']:>10.2f}s {r['p50_ms']:>7.1f}ms "
-                     f"{r['p99_ms']:>7.1f}ms {r['from_file_s']:>9.2f}s")
+        lines.append(
+            f"{r['file']:<24} {r['tokens']:>6} {r['first_call_s']:>10.2f}s {r['p50_ms']:>7.1f}ms "
+            f"{r['p99_ms']:>7.1f}ms {r['from_file_s']:>9.2f}s"
+        )
     return "\n".join(lines)
 
 

@@ -60,18 +60,28 @@ def run(quick: bool = False) -> list[dict]:
         back_idx.prepare_lookups()
         back = to_pairs if convert is to_strings else to_strings
         back_seconds = _median(lambda back=back, back_idx=back_idx: back(back_idx), rounds)
-        row = {"file": name, "direction": convert.__name__, "merges_bytes": span[1] - span[0],
-               "edit_bytes": len(edit[2]), "seconds": round(seconds, 3), "back_seconds": round(back_seconds, 3)}
+        row = {
+            "file": name,
+            "direction": convert.__name__,
+            "merges_bytes": span[1] - span[0],
+            "edit_bytes": len(edit[2]),
+            "seconds": round(seconds, 3),
+            "back_seconds": round(back_seconds, 3),
+        }
         try:
             import tokenizers
 
-            row["from_file_seconds"] = round(_median(lambda path=path: tokenizers.Tokenizer.from_file(str(path)), rounds), 3)
+            row["from_file_seconds"] = round(
+                _median(lambda path=path: tokenizers.Tokenizer.from_file(str(path)), rounds), 3
+            )
         except ImportError:
             pass
         rows.append(row)
-        print(f"{name:8} {convert.__name__:10} merges {row['merges_bytes'] / 1e6:6.1f} MB -> edit "
-              f"{row['edit_bytes'] / 1e6:6.1f} MB in {row['seconds']:.3f} s; back {row['back_seconds']:.3f} s"
-              + (f"; Tokenizer.from_file {row['from_file_seconds']:.3f} s" if "from_file_seconds" in row else ""))
+        print(
+            f"{name:8} {convert.__name__:10} merges {row['merges_bytes'] / 1e6:6.1f} MB -> edit "
+            f"{row['edit_bytes'] / 1e6:6.1f} MB in {row['seconds']:.3f} s; back {row['back_seconds']:.3f} s"
+            + (f"; Tokenizer.from_file {row['from_file_seconds']:.3f} s" if "from_file_seconds" in row else "")
+        )
     return rows
 
 

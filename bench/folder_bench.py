@@ -61,8 +61,11 @@ async def _open_to_diagnostics(path: Path) -> float:
     await s.start()
     try:
         uri = path.as_uri()
-        s.client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-            uri=uri, language_id="json", version=1, text=path.read_text(encoding="utf-8"))))
+        s.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="json", version=1, text=path.read_text(encoding="utf-8"))
+            )
+        )
         opened = s.client.protocol.last_write
         return await asyncio.wait_for(s.wait_for(uri, 1), 300) - opened
     finally:
@@ -97,14 +100,22 @@ def run(quick: bool = False) -> dict:
             add(f"check {name}/tokenizer_config.json", _check(folder / "tokenizer_config.json"))
             add(f"check {name}/ with unreachable-token", _check(folder))
             if not quick and (CORPUS / "gemma3" / "tokenizer_config.json").is_file():
-                add("check gemma3/tokenizer_config.json (1 MB, 6415 added tokens)",
-                    _check(CORPUS / "gemma3" / "tokenizer_config.json"))
-            add("server: open tokenizer.json -> diagnostics, no config beside",
-                asyncio.run(_open_to_diagnostics(alone / "tokenizer.json")))
-            add("server: open tokenizer.json -> diagnostics, tokenizer_config.json beside",
-                asyncio.run(_open_to_diagnostics(folder / "tokenizer.json")))
-            add("server: open tokenizer_config.json -> diagnostics (tokenizer.json on disk)",
-                asyncio.run(_open_to_diagnostics(folder / "tokenizer_config.json")))
+                add(
+                    "check gemma3/tokenizer_config.json (1 MB, 6415 added tokens)",
+                    _check(CORPUS / "gemma3" / "tokenizer_config.json"),
+                )
+            add(
+                "server: open tokenizer.json -> diagnostics, no config beside",
+                asyncio.run(_open_to_diagnostics(alone / "tokenizer.json")),
+            )
+            add(
+                "server: open tokenizer.json -> diagnostics, tokenizer_config.json beside",
+                asyncio.run(_open_to_diagnostics(folder / "tokenizer.json")),
+            )
+            add(
+                "server: open tokenizer_config.json -> diagnostics (tokenizer.json on disk)",
+                asyncio.run(_open_to_diagnostics(folder / "tokenizer_config.json")),
+            )
     medians = {k: statistics.median(v) for k, v in rows.items()}
     base = medians[f"Tokenizer.from_file({name}/tokenizer.json)"]
     width = max(map(len, medians))

@@ -65,21 +65,32 @@ def measure(cmd: list[str], pythonpath: str) -> dict:
 
 
 def big_gguf(small: Path, dest: Path, size: int) -> Path:
-    from tests.gguf_fixtures import write_gguf
     from tokenizer_lsp.core.formats.gguf import PLUGIN
+
+    from tests.gguf_fixtures import write_gguf
 
     t = PLUGIN.read(str(small))
     names = {None: 1, "NORMAL": 1, "UNKNOWN": 2, "CONTROL": 3, "USER_DEFINED": 4, "UNUSED": 5, "BYTE": 6}
-    conv = {"tokens": [r.token for r in t.rows], "types": [names[r.type] for r in t.rows],
-            "merges": list(t.meta["_merges"]), "pre": t.meta["pre"], "bos": t.meta["bos_token_id"],
-            "eos": t.meta["eos_token_id"], "template": None}
+    conv = {
+        "tokens": [r.token for r in t.rows],
+        "types": [names[r.type] for r in t.rows],
+        "merges": list(t.meta["_merges"]),
+        "pre": t.meta["pre"],
+        "bos": t.meta["bos_token_id"],
+        "eos": t.meta["eos_token_id"],
+        "template": None,
+    }
     return write_gguf(dest, conv, tensor_bytes=size)
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--old", default="", help="server/ of the code to compare with (a checkout of an older revision; none by default)")
+    p.add_argument(
+        "--old",
+        default="",
+        help="server/ of the code to compare with (a checkout of an older revision; none by default)",
+    )
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "gguf.json"))
     args = p.parse_args()
     rounds = 1 if args.quick else 3
@@ -106,21 +117,38 @@ def main() -> None:
                     cases.append((f"{what} old", label, cli + cmd + [str(path)], args.old, 1 if huge else rounds))
             cases.append(("reader ours", label, [sys.executable, "-c", _OURS, str(path)], new, rounds))
             if not label.startswith("llama3"):  # GGUFReader: tens of seconds on 400k strings
-                cases.append(("reader gguf.GGUFReader", label, [sys.executable, "-c", _GGUF_READER, str(path)],
-                              new, rounds))
+                cases.append(
+                    ("reader gguf.GGUFReader", label, [sys.executable, "-c", _GGUF_READER, str(path)], new, rounds)
+                )
         for name, label, cmd, pypath, n in cases:
             runs = [measure(cmd, pypath) for _ in range(n)]
-            row = {"what": name, "file": label, "rounds": n,
-                   "s": round(statistics.median(r["s"] for r in runs), 3),
-                   "peak_mb": round(statistics.median(r["peak_mb"] for r in runs), 1),
-                   "exit": runs[-1]["rc"], "stderr": runs[-1]["stderr"].strip()[-160:]}
+            row = {
+                "what": name,
+                "file": label,
+                "rounds": n,
+                "s": round(statistics.median(r["s"] for r in runs), 3),
+                "peak_mb": round(statistics.median(r["peak_mb"] for r in runs), 1),
+                "exit": runs[-1]["rc"],
+                "stderr": runs[-1]["stderr"].strip()[-160:],
+            }
             rows.append(row)
-            print(f"{name:24} {label:26} {row['s']:7.2f} s {row['peak_mb']:8.1f} MB  exit {row['exit']}"
-                  + (f"  ({row['stderr']})" if row["exit"] == 2 else ""), flush=True)
+            print(
+                f"{name:24} {label:26} {row['s']:7.2f} s {row['peak_mb']:8.1f} MB  exit {row['exit']}"
+                + (f"  ({row['stderr']})" if row["exit"] == 2 else ""),
+                flush=True,
+            )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"machine_cores": os.cpu_count(), "rows": rows,
-                               "note": "new and old measured in the same run on a shared, loaded machine"}, indent=2))
+    out.write_text(
+        json.dumps(
+            {
+                "machine_cores": os.cpu_count(),
+                "rows": rows,
+                "note": "new and old measured in the same run on a shared, loaded machine",
+            },
+            indent=2,
+        )
+    )
     print(f"wrote {out}")
 
 

@@ -121,8 +121,10 @@ class Sampler:
 
 def from_file_peak(path: Path) -> int:
     """Peak RSS of a fresh interpreter that loads the file with Tokenizer.from_file (bytes)."""
-    code = ("import resource, sys, tokenizers; tokenizers.Tokenizer.from_file(sys.argv[1]); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    code = (
+        "import resource, sys, tokenizers; tokenizers.Tokenizer.from_file(sys.argv[1]); "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
     return int(done.stdout.strip()) * 1024
 
@@ -137,15 +139,21 @@ async def measure(path: Path, server_path: str, seconds: float, every: float, ti
         server = client._server
         drain = asyncio.ensure_future(_drain(server.stderr))
         try:
-            caps = types.ClientCapabilities(text_document=types.TextDocumentClientCapabilities(
-                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)))
+            caps = types.ClientCapabilities(
+                text_document=types.TextDocumentClientCapabilities(
+                    publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)
+                )
+            )
             await client.initialize_async(types.InitializeParams(capabilities=caps, process_id=os.getpid()))
             client.initialized(types.InitializedParams())
             text = path.read_text(encoding="utf-8")
             sampler = Sampler(server.pid, every)
             opened = time.perf_counter() - sampler.t0
-            client.text_document_did_open(types.DidOpenTextDocumentParams(
-                types.TextDocumentItem(uri=path.as_uri(), language_id="json", version=1, text=text)))
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    types.TextDocumentItem(uri=path.as_uri(), language_id="json", version=1, text=text)
+                )
+            )
             del text
             await asyncio.sleep(seconds)
             sampler.stop()
@@ -209,8 +217,11 @@ async def main_async(args) -> int:
         sides = {"old": args.old, **sides}
     rows = []
     for f in files:
-        row: dict = {"file": str(f.relative_to(CORPUS) if f.is_relative_to(CORPUS) else f.name),
-                     "bytes": f.stat().st_size, "seconds": args.seconds}
+        row: dict = {
+            "file": str(f.relative_to(CORPUS) if f.is_relative_to(CORPUS) else f.name),
+            "bytes": f.stat().st_size,
+            "seconds": args.seconds,
+        }
         for side, server_path in sides.items():
             if args.timeline:
                 print(f"  {side} {row['file']}:", file=sys.stderr)
@@ -222,8 +233,18 @@ async def main_async(args) -> int:
         print(line(row, sides), flush=True)
     out = Path(args.out or ROOT / "bench" / "results" / "memory.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"machine_cores": os.cpu_count(), "sides": sides, "held_at_s": HELD_AT_S,
-                               "held_limit_mb": HELD_LIMIT_MB, "rows": rows}, indent=2))
+    out.write_text(
+        json.dumps(
+            {
+                "machine_cores": os.cpu_count(),
+                "sides": sides,
+                "held_at_s": HELD_AT_S,
+                "held_limit_mb": HELD_LIMIT_MB,
+                "rows": rows,
+            },
+            indent=2,
+        )
+    )
     print(f"wrote {out}")
     return 0
 
@@ -233,9 +254,11 @@ def line(row: dict, sides: dict) -> str:
     for side in sides:
         r = row[side]
         held = r["helpers_at_25s_mb"]
-        parts.append(f"{side}: peak {r['peak_mb']} MB ({r['peak_over_from_file']}x, at {r['peak_at_s']} s, "
-                     f"{r['peak_processes']} processes), helpers at 25 s "
-                     f"{'-' if held is None else held} MB, held >20 MB until {r['helpers_held_until_s']} s")
+        parts.append(
+            f"{side}: peak {r['peak_mb']} MB ({r['peak_over_from_file']}x, at {r['peak_at_s']} s, "
+            f"{r['peak_processes']} processes), helpers at 25 s "
+            f"{'-' if held is None else held} MB, held >20 MB until {r['helpers_held_until_s']} s"
+        )
     return "\n  ".join(parts)
 
 

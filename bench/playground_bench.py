@@ -20,7 +20,6 @@ import argparse
 import http.client
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -39,8 +38,10 @@ def pct(xs, q):
 
 
 def kb_text(n: int) -> str:
-    base = ("Tokenizers split text into tokens. 你好，世界。 Emoji 👩‍👩‍👧 e\u0301 \tdef f(x):    return x\n"
-            "The quick brown fox jumps over the lazy dog; numbers 12345 and code {a: [1, 2]}.\n")
+    base = (
+        "Tokenizers split text into tokens. 你好，世界。 Emoji 👩‍👩‍👧 e\u0301 \tdef f(x):    return x\n"
+        "The quick brown fox jumps over the lazy dog; numbers 12345 and code {a: [1, 2]}.\n"
+    )
     return (base * (n // len(base.encode()) + 2)).encode()[:n].decode("utf-8", "ignore")
 
 
@@ -50,8 +51,12 @@ def api_round_trips(pg, text: str, rounds: int) -> list[float]:
     for k in range(rounds):
         body = json.dumps({"tokenizer": 0, "text": f"{k} {text}"[: len(text)]}).encode()
         t0 = time.perf_counter()
-        conn.request("POST", f"/api/encode?token={pg.token}", body,
-                     {"Host": f"127.0.0.1:{pg.port}", "Content-Type": "application/json"})
+        conn.request(
+            "POST",
+            f"/api/encode?token={pg.token}",
+            body,
+            {"Host": f"127.0.0.1:{pg.port}", "Content-Type": "application/json"},
+        )
         res = conn.getresponse()
         json.loads(res.read())
         out.append((time.perf_counter() - t0) * 1000)
@@ -89,8 +94,10 @@ def browser_figures(pg, n_cols: int, rounds: int) -> dict:
         big = kb_text(100_000)
         pasted = [page.evaluate(PAINT, [f"{k}{big}"[:100_000], n_cols]) for k in range(3)]
         b.close()
-    return {"keystroke_1kb_to_painted_ms": {"p50": round(pct(keys, 50), 1), "p99": round(pct(keys, 99), 1)},
-            "paste_100kb_to_painted_ms": {"p50": round(pct(pasted, 50), 1), "max": round(max(pasted), 1)}}
+    return {
+        "keystroke_1kb_to_painted_ms": {"p50": round(pct(keys, 50), 1), "p99": round(pct(keys, 99), 1)},
+        "paste_100kb_to_painted_ms": {"p50": round(pct(pasted, 50), 1), "max": round(max(pasted), 1)},
+    }
 
 
 def tree(pid: int) -> list[int]:
@@ -117,16 +124,20 @@ def mem_mb(pids: list[int]) -> dict:
 
 
 def engines_only(files: list[str]) -> dict:
-    code = ("import sys, tokenizers\n"
-            "e = [tokenizers.Tokenizer.from_file(f) for f in sys.argv[1:]]\n"
-            "e[0].encode('warm up ' * 100)\n"
-            "rss = pss = 0\n"
-            "for line in open('/proc/self/smaps_rollup'):\n"
-            "    if line.startswith('Rss:'): rss = int(line.split()[1])\n"
-            "    if line.startswith('Pss:'): pss = int(line.split()[1])\n"
-            "print(rss, pss)\n")
-    rss, pss = map(int, subprocess.run([sys.executable, "-c", code, *files], capture_output=True, text=True,
-                                       check=True).stdout.split())
+    code = (
+        "import sys, tokenizers\n"
+        "e = [tokenizers.Tokenizer.from_file(f) for f in sys.argv[1:]]\n"
+        "e[0].encode('warm up ' * 100)\n"
+        "rss = pss = 0\n"
+        "for line in open('/proc/self/smaps_rollup'):\n"
+        "    if line.startswith('Rss:'): rss = int(line.split()[1])\n"
+        "    if line.startswith('Pss:'): pss = int(line.split()[1])\n"
+        "print(rss, pss)\n"
+    )
+    rss, pss = map(
+        int,
+        subprocess.run([sys.executable, "-c", code, *files], capture_output=True, text=True, check=True).stdout.split(),
+    )
     return {"rss_mb": round(rss / 1024, 1), "pss_mb": round(pss / 1024, 1)}
 
 

@@ -89,12 +89,19 @@ def in_process(path: Path, rounds: int) -> dict:
             raise SystemExit(f"{path}: the set read off the merges differs from the engine's")
     ff = statistics.median(from_file)
     by_merges = statistics.median(structure) if structure else None
-    return {"file": str(path), "unreachable": len(found or []), "from_file_s": ff,
-            "structure_s": by_merges, "structure_over_from_file": by_merges / ff if by_merges else None,
-            "load_s": statistics.median(load), "compute_s": statistics.median(compute),
-            "compute_over_from_file": statistics.median(compute) / ff,
-            "load_and_compute_over_from_file": (statistics.median(load) + statistics.median(compute)) / ff,
-            "from_file_runs_s": from_file, "compute_runs_s": compute}
+    return {
+        "file": str(path),
+        "unreachable": len(found or []),
+        "from_file_s": ff,
+        "structure_s": by_merges,
+        "structure_over_from_file": by_merges / ff if by_merges else None,
+        "load_s": statistics.median(load),
+        "compute_s": statistics.median(compute),
+        "compute_over_from_file": statistics.median(compute) / ff,
+        "load_and_compute_over_from_file": (statistics.median(load) + statistics.median(compute)) / ff,
+        "from_file_runs_s": from_file,
+        "compute_runs_s": compute,
+    }
 
 
 class ReachSession(Session):
@@ -127,12 +134,17 @@ class ReachSession(Session):
             text_document=types.TextDocumentClientCapabilities(
                 hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
                 inlay_hint=types.InlayHintClientCapabilities(),
-                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)),
+                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
+            ),
             workspace=types.WorkspaceClientCapabilities(
-                inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True)),
+                inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True)
+            ),
         )
-        await self.client.initialize_async(types.InitializeParams(
-            capabilities=caps, initialization_options={"diagnostics": {"maxPerFile": 0, "severity": self.severity}}))
+        await self.client.initialize_async(
+            types.InitializeParams(
+                capabilities=caps, initialization_options={"diagnostics": {"maxPerFile": 0, "severity": self.severity}}
+            )
+        )
         self.client.initialized(types.InitializedParams())
 
 
@@ -155,16 +167,26 @@ async def through_server(path: Path, rounds: int, rng: random.Random, timeout: f
         hf_load(path)
         from_file.append(time.perf_counter() - t1)
     ff = statistics.median(from_file)
-    return {"file": str(path), "unreachable": counts[-1], "open_to_diagnostics_s": statistics.median(first),
-            "open_to_unreachable_s": statistics.median(full), "from_file_s": ff,
-            "unreachable_over_from_file": statistics.median(full) / ff,
-            "open_to_first_hover_s": statistics.median(first_hover) if first_hover else None,
-            "hovers": len(hovers), "hover_p50_ms": pct(hovers, 50), "hover_p99_ms": pct(hovers, 99),
-            "hovers_off": len(hovers_off), "hover_off_p50_ms": pct(hovers_off, 50),
-            "hover_off_p99_ms": pct(hovers_off, 99),
-            "open_to_unreachable_runs_s": full, "from_file_runs_s": from_file,
-            "reopened_to_unreachable_s": statistics.median(warm),
-            "reopened_over_from_file": statistics.median(warm) / ff, "reopened_runs_s": warm}
+    return {
+        "file": str(path),
+        "unreachable": counts[-1],
+        "open_to_diagnostics_s": statistics.median(first),
+        "open_to_unreachable_s": statistics.median(full),
+        "from_file_s": ff,
+        "unreachable_over_from_file": statistics.median(full) / ff,
+        "open_to_first_hover_s": statistics.median(first_hover) if first_hover else None,
+        "hovers": len(hovers),
+        "hover_p50_ms": pct(hovers, 50),
+        "hover_p99_ms": pct(hovers, 99),
+        "hovers_off": len(hovers_off),
+        "hover_off_p50_ms": pct(hovers_off, 50),
+        "hover_off_p99_ms": pct(hovers_off, 99),
+        "open_to_unreachable_runs_s": full,
+        "from_file_runs_s": from_file,
+        "reopened_to_unreachable_s": statistics.median(warm),
+        "reopened_over_from_file": statistics.median(warm) / ff,
+        "reopened_runs_s": warm,
+    }
 
 
 @contextlib.contextmanager
@@ -189,8 +211,9 @@ async def _round(path, text, positions, timeout, first, full, counts, hovers, fi
     s = ReachSession({CODE: "off"} if off else None)
     await s.start()
     uri = path.as_uri()
-    s.client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    s.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     t0 = s.client.protocol.last_write
     first.append(await s.wait_for(uri, 1) - t0)
     k, answered = 0, False
@@ -199,8 +222,9 @@ async def _round(path, text, positions, timeout, first, full, counts, hovers, fi
         line, col, _ = positions[k % len(positions)]
         k += 1
         h0 = time.perf_counter()
-        h = await s.client.text_document_hover_async(types.HoverParams(
-            types.TextDocumentIdentifier(uri), types.Position(line, col)))
+        h = await s.client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, col))
+        )
         took = time.perf_counter() - h0
         if h is not None and not answered:  # it waited for the lookups: not a latency
             answered = True
@@ -230,37 +254,81 @@ async def navigation_interplay(path: Path, rounds: int) -> dict:
             with cache_folder() as folder:  # computed, not read from a cache
                 await s.start()
             shutil.rmtree(folder, ignore_errors=True)
-            s.client.text_document_did_open(types.DidOpenTextDocumentParams(
-                types.TextDocumentItem(uri=nf.uri, language_id="json", version=1, text=nf.text)))
+            s.client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    types.TextDocumentItem(uri=nf.uri, language_id="json", version=1, text=nf.text)
+                )
+            )
             t0 = s.client.protocol.last_write
             await s.wait_for(nf.uri, 1)
             ready[mode].append(await navigation_ready(s, nf, nf.part_at[0]) - t0)
             await s.stop()
             gc.collect()
-    return {"file": str(path), "navigation_ready_on_s": statistics.median(ready["on"]),
-            "navigation_ready_off_s": statistics.median(ready["off"]), "runs": ready}
+    return {
+        "file": str(path),
+        "navigation_ready_on_s": statistics.median(ready["on"]),
+        "navigation_ready_off_s": statistics.median(ready["off"]),
+        "runs": ready,
+    }
 
 
 def report(res: dict) -> str:
-    rows = [["file", "unreachable", "from_file s", "our load s", "compute s", "compute ÷ from_file",
-             "load+compute ÷ from_file", "read off the merges s (÷ from_file)"]]
+    rows = [
+        [
+            "file",
+            "unreachable",
+            "from_file s",
+            "our load s",
+            "compute s",
+            "compute ÷ from_file",
+            "load+compute ÷ from_file",
+            "read off the merges s (÷ from_file)",
+        ]
+    ]
     for r in res["in_process"]:
-        merges = (f"{r['structure_s']:.3f} ({r['structure_over_from_file']:.2f})" if r.get("structure_s")
-                  else "- (engine)")
-        rows.append([_name(r), str(r["unreachable"]), f"{r['from_file_s']:.3f}", f"{r['load_s']:.3f}",
-                     f"{r['compute_s']:.3f}", f"{r['compute_over_from_file']:.2f}",
-                     f"{r['load_and_compute_over_from_file']:.2f}", merges])
+        merges = (
+            f"{r['structure_s']:.3f} ({r['structure_over_from_file']:.2f})" if r.get("structure_s") else "- (engine)"
+        )
+        rows.append(
+            [
+                _name(r),
+                str(r["unreachable"]),
+                f"{r['from_file_s']:.3f}",
+                f"{r['load_s']:.3f}",
+                f"{r['compute_s']:.3f}",
+                f"{r['compute_over_from_file']:.2f}",
+                f"{r['load_and_compute_over_from_file']:.2f}",
+                merges,
+            ]
+        )
     out = [_table(rows), ""]
-    rows = [["file (server)", "open→diagnostics s", "open→unreachable s", "from_file s", "÷ from_file",
-             "hover p50/p99 ms meanwhile (n)", "same window, code off", "first hover s",
-             "reopened→unreachable s (÷ from_file)"]]
+    rows = [
+        [
+            "file (server)",
+            "open→diagnostics s",
+            "open→unreachable s",
+            "from_file s",
+            "÷ from_file",
+            "hover p50/p99 ms meanwhile (n)",
+            "same window, code off",
+            "first hover s",
+            "reopened→unreachable s (÷ from_file)",
+        ]
+    ]
     for r in res["server"]:
-        rows.append([_name(r), f"{r['open_to_diagnostics_s']:.3f}", f"{r['open_to_unreachable_s']:.3f}",
-                     f"{r['from_file_s']:.3f}", f"{r['unreachable_over_from_file']:.2f}",
-                     f"{r['hover_p50_ms']:.1f}/{r['hover_p99_ms']:.1f} ({r['hovers']})",
-                     f"{r['hover_off_p50_ms']:.1f}/{r['hover_off_p99_ms']:.1f} ({r['hovers_off']})",
-                     f"{r['open_to_first_hover_s']:.2f}" if r["open_to_first_hover_s"] else "-",
-                     f"{r['reopened_to_unreachable_s']:.3f} ({r['reopened_over_from_file']:.2f})"])
+        rows.append(
+            [
+                _name(r),
+                f"{r['open_to_diagnostics_s']:.3f}",
+                f"{r['open_to_unreachable_s']:.3f}",
+                f"{r['from_file_s']:.3f}",
+                f"{r['unreachable_over_from_file']:.2f}",
+                f"{r['hover_p50_ms']:.1f}/{r['hover_p99_ms']:.1f} ({r['hovers']})",
+                f"{r['hover_off_p50_ms']:.1f}/{r['hover_off_p99_ms']:.1f} ({r['hovers_off']})",
+                f"{r['open_to_first_hover_s']:.2f}" if r["open_to_first_hover_s"] else "-",
+                f"{r['reopened_to_unreachable_s']:.3f} ({r['reopened_over_from_file']:.2f})",
+            ]
+        )
     out.append(_table(rows))
     if res.get("navigation"):
         rows = [["file", "open→navigation ready s (unreachable on)", "(off)"]]
@@ -293,8 +361,7 @@ def run(quick: bool = False, rounds: int | None = None) -> dict:
     rng = random.Random(1234)
     for f in server_files:
         res["server"].append(asyncio.run(through_server(CORPUS / f, rounds, rng)))
-    res["navigation"] = [] if quick else [asyncio.run(navigation_interplay(CORPUS / f, rounds))
-                                          for f in server_files]
+    res["navigation"] = [] if quick else [asyncio.run(navigation_interplay(CORPUS / f, rounds)) for f in server_files]
     return res
 
 

@@ -63,9 +63,12 @@ class Server(Session):
             text_document=types.TextDocumentClientCapabilities(
                 hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
                 inlay_hint=types.InlayHintClientCapabilities(),
-                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)),
+                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
+            ),
             workspace=types.WorkspaceClientCapabilities(
-                inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True)))
+                inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True)
+            ),
+        )
         await self.client.initialize_async(types.InitializeParams(capabilities=caps, process_id=os.getpid()))
         self.client.initialized(types.InitializedParams())
 
@@ -82,7 +85,7 @@ def plain_keys(text: str, escaped: bool = False) -> list[tuple[int, int, int, st
         nl = gap.count("\n")
         if nl:
             line += nl
-            col = utf16_len(gap[gap.rfind("\n") + 1:])
+            col = utf16_len(gap[gap.rfind("\n") + 1 :])
         else:
             col += utf16_len(gap)
         at = start
@@ -108,8 +111,9 @@ def burst_keystrokes(n: int, rng: random.Random) -> tuple[list[tuple[int, str]],
 
 async def open_and_ready(s: Server, uri: str, text: str, at: tuple[int, int]) -> None:
     c = s.client
-    c.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json",
-                                                                                     version=1, text=text)))
+    c.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     await asyncio.wait_for(s.wait_for(uri, 1), 120)
     for _ in range(1500):
         if await c.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(*at))):
@@ -147,9 +151,12 @@ async def burst(server_path: str, path: Path, n: int, rng: random.Random, others
             version += 1
             at = types.Position(line, end + pos)
             stop = types.Position(line, end + pos + (1 if ch == "" else 0))
-            c.text_document_did_change(types.DidChangeTextDocumentParams(
-                types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                [types.TextDocumentContentChangePartial(range=types.Range(at, stop), text=ch)]))
+            c.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    [types.TextDocumentContentChangePartial(range=types.Range(at, stop), text=ch)],
+                )
+            )
             if others and k % 10 == 5 and asked < others:
                 tl, tc, _, tkey, tid = targets[asked]
                 # the target's column moves when it is after the edit on the same line
@@ -166,8 +173,12 @@ async def burst(server_path: str, path: Path, n: int, rng: random.Random, others
         for _ in range(3000):  # up to a minute
             h = await c.text_document_hover_async(types.HoverParams(doc, types.Position(line, col + 1)))
             # the hover's range ends where the key now ends (its text may be cut short)
-            if h is not None and h.range is not None and h.range.end.character - (end + len(typed)) in (0, 1) \
-                    and h.range.start.line == line:
+            if (
+                h is not None
+                and h.range is not None
+                and h.range.end.character - (end + len(typed)) in (0, 1)
+                and h.range.start.line == line
+            ):
                 fresh = time.perf_counter() - last
                 break
             await asyncio.sleep(0.02)
@@ -217,9 +228,12 @@ async def soak(server_path: str, path: Path, edits: int, warmup: int, every: int
         for n in range(1, edits + 1):
             start, end, ch, (line, col) = next(typing)
             version += 1
-            c.text_document_did_change(types.DidChangeTextDocumentParams(
-                types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                [types.TextDocumentContentChangePartial(range=types.Range(start, end), text=ch)]))
+            c.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    [types.TextDocumentContentChangePartial(range=types.Range(start, end), text=ch)],
+                )
+            )
             if n % 50 == 0:  # a round trip: the server has read every edit before it
                 await c.text_document_hover_async(types.HoverParams(doc, types.Position(line, col + 1)))
             else:
@@ -257,17 +271,23 @@ def summary(results: dict) -> str:
         t10 = by[(file, short, tree)]
         limit = None if t10 is None else 1.5 * t10 + 0.3
         met = t is not None and limit is not None and t <= limit
-        lines.append(f"fresh hover after {n} keys, {file:24} {tree:4}  {fmt(t)} s (10: {fmt(t10)} s)"
-                     f"  <= {fmt(limit)} s: {'met' if met else 'NOT met'}")
+        lines.append(
+            f"fresh hover after {n} keys, {file:24} {tree:4}  {fmt(t)} s (10: {fmt(t10)} s)"
+            f"  <= {fmt(limit)} s: {'met' if met else 'NOT met'}"
+        )
     for r in results["during"]:
         met = r["hovers_answered"] == r["hovers_asked"] == r["hovers_correct"]
-        lines.append(f"hovers answered during the one-line burst      {r['tree']:4}  "
-                     f"{r['hovers_answered']}/{r['hovers_asked']}        all: {'met' if met else 'NOT met'}")
+        lines.append(
+            f"hovers answered during the one-line burst      {r['tree']:4}  "
+            f"{r['hovers_answered']}/{r['hovers_asked']}        all: {'met' if met else 'NOT met'}"
+        )
     for r in results["soak"]:
         met = r["growth_mb_per_1000_edits"] <= 0.5 and r["hover_after_soak_answered"]
-        lines.append(f"soak growth per 1000 edits, hover after       {r['tree']:4}  "
-                     f"{r['growth_mb_per_1000_edits']:.2f} MB, {r['hover_after_soak_s']:.2f} s"
-                     f"  <= 0.5 MB, answered: {'met' if met else 'NOT met'}")
+        lines.append(
+            f"soak growth per 1000 edits, hover after       {r['tree']:4}  "
+            f"{r['growth_mb_per_1000_edits']:.2f} MB, {r['hover_after_soak_s']:.2f} s"
+            f"  <= 0.5 MB, answered: {'met' if met else 'NOT met'}"
+        )
     return "\n".join(lines)
 
 
@@ -276,7 +296,6 @@ def fmt(v) -> str:
 
 
 async def main_async(args) -> int:
-    rng = random.Random(args.seed)
     trees = {"old": str(Path(args.old).resolve() / "server"), "new": str(Path(args.new).resolve() / "server")}
     trees = {k: v for k, v in trees.items() if k in args.trees.split(",") and (k != "old" or args.old)}
     bench_module.LOG = args.log
@@ -289,16 +308,27 @@ async def main_async(args) -> int:
                     r = await burst(tree, CORPUS / rel, n, random.Random(args.seed))
                     r["tree"] = label
                     results["burst"].append(r)
-                    print(f"burst {r['file']:28} {n:4} keys {label}: fresh hover {fmt(r['fresh_hover_after_last_keystroke_s'])} s"
-                          f"; published after: {r['versions_published_after_burst'][-5:]}", flush=True)
+                    print(
+                        f"burst {r['file']:28} {n:4} keys {label}: fresh hover {fmt(r['fresh_hover_after_last_keystroke_s'])} s"
+                        f"; published after: {r['versions_published_after_burst'][-5:]}",
+                        flush=True,
+                    )
     if "during" in args.rows:
         for label, tree in trees.items():
-            r = await burst(tree, CORPUS / args.during_file, 60 if args.quick else 600,
-                            random.Random(args.seed), others=6 if args.quick else 60)
+            r = await burst(
+                tree,
+                CORPUS / args.during_file,
+                60 if args.quick else 600,
+                random.Random(args.seed),
+                others=6 if args.quick else 60,
+            )
             r["tree"] = label
             results["during"].append(r)
-            print(f"during one-line burst {label}: hovers answered {r['hovers_answered']}/{r['hovers_asked']}, "
-                  f"naming the right id {r['hovers_correct']}", flush=True)
+            print(
+                f"during one-line burst {label}: hovers answered {r['hovers_answered']}/{r['hovers_asked']}, "
+                f"naming the right id {r['hovers_correct']}",
+                flush=True,
+            )
     if "soak" in args.rows:
         edits, warmup, every = (1500, 500, 250) if args.quick else (6000, 1000, 1000)
         for label, tree in trees.items():
@@ -306,8 +336,11 @@ async def main_async(args) -> int:
                 r = await soak(tree, soak_folder(Path(tmp)), edits, warmup, every, random.Random(args.seed))
             r["tree"] = label
             results["soak"].append(r)
-            print(f"soak {label}: {r['growth_mb_per_1000_edits']:.2f} MB per 1000 edits, samples {r['rss_samples_mb']}; "
-                  f"hover after: {r['hover_after_soak_s']:.2f} s, answered {r['hover_after_soak_answered']}", flush=True)
+            print(
+                f"soak {label}: {r['growth_mb_per_1000_edits']:.2f} MB per 1000 edits, samples {r['rss_samples_mb']}; "
+                f"hover after: {r['hover_after_soak_s']:.2f} s, answered {r['hover_after_soak_answered']}",
+                flush=True,
+            )
     print(summary(results), flush=True)
     out = ROOT / "bench" / "results"
     out.mkdir(exist_ok=True)
@@ -317,7 +350,11 @@ async def main_async(args) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--old", default="", help="tree whose server/ is the old code (e.g. `git worktree add ../old REV`); none: new only")
+    ap.add_argument(
+        "--old",
+        default="",
+        help="tree whose server/ is the old code (e.g. `git worktree add ../old REV`); none: new only",
+    )
     ap.add_argument("--new", default=str(ROOT), help="tree whose server/ is the new code")
     ap.add_argument("--rows", default="burst,during,soak")
     ap.add_argument("--quick", action="store_true")

@@ -13,7 +13,6 @@ from collections import Counter
 from pathlib import Path
 
 import regex
-
 from tokenizer_lsp.decoding.bytemap import BYTE_TO_CHAR  # pip install -e . first
 
 TEXT = """\
@@ -76,15 +75,30 @@ def tokenizer_json(vocab: dict[str, int], merges: list[tuple[str, str]]) -> dict
         "version": "1.0",
         "truncation": None,
         "padding": None,
-        "added_tokens": [{"id": eot, "content": "<|endoftext|>", "single_word": False, "lstrip": False,
-                          "rstrip": False, "normalized": False, "special": True}],
+        "added_tokens": [
+            {
+                "id": eot,
+                "content": "<|endoftext|>",
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+        ],
         "normalizer": None,
         "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
         "post_processor": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},
         "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
         "model": {
-            "type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-            "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
             "vocab": {**vocab, "<|endoftext|>": eot},
             "merges": [list(m) for m in merges],
         },
@@ -95,12 +109,12 @@ def main() -> None:
     here = Path(__file__).resolve().parent
     vocab, merges = train(TEXT, MERGES)
     (here / "tokenizer.json").write_text(
-        json.dumps(tokenizer_json(vocab, merges), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        json.dumps(tokenizer_json(vocab, merges), ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
     gpt2 = here / "gpt2-style"
     gpt2.mkdir(exist_ok=True)
     (gpt2 / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=True), encoding="utf-8")
-    (gpt2 / "merges.txt").write_text(
-        "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges), encoding="utf-8")
+    (gpt2 / "merges.txt").write_text("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges), encoding="utf-8")
     inverse = {c: b for b, c in enumerate(byte_map())}
     lines = [f"{base64.b64encode(bytes(inverse[c] for c in tok)).decode()} {i}" for tok, i in vocab.items()]
     (here / "tiny.tiktoken").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -53,11 +53,31 @@ MAX_VSIX_BYTES = 60 * 1024 * 1024
 # `from_pretrained` downloads, `tiktoken` requires requests for downloading encodings; the
 # server loads files from disk only. tests/editors/test_bundle_excludes.py runs every engine path
 # with these unimportable. (About 9 MB of each package.)
-NEVER_IMPORTED = frozenset({
-    "huggingface-hub", "hf-xet", "httpx2", "httpcore2", "h11", "anyio", "sniffio", "click", "truststore",
-    "fsspec", "tqdm", "colorama", "pyyaml", "filelock", "packaging", "requests", "certifi",
-    "charset-normalizer", "idna", "urllib3", "tomli",
-})
+NEVER_IMPORTED = frozenset(
+    {
+        "huggingface-hub",
+        "hf-xet",
+        "httpx2",
+        "httpcore2",
+        "h11",
+        "anyio",
+        "sniffio",
+        "click",
+        "truststore",
+        "fsspec",
+        "tqdm",
+        "colorama",
+        "pyyaml",
+        "filelock",
+        "packaging",
+        "requests",
+        "certifi",
+        "charset-normalizer",
+        "idna",
+        "urllib3",
+        "tomli",
+    }
+)
 # what a bundled dist-info keeps: enough for importlib.metadata, and the licences
 KEEP_IN_DIST_INFO = ("METADATA", "entry_points.txt", "LICENSE*", "LICENCE*", "COPYING*", "NOTICE*", "AUTHORS*")
 
@@ -97,8 +117,21 @@ def lock_for(uv: str, cache: Path, target: str, version: str, requirements: list
     req_in = lock.with_suffix(".in")
     req_in.write_text("\n".join(requirements) + "\n")
     out = run(
-        [uv, "pip", "compile", "--quiet", "--no-header", "--no-annotate", "--only-binary", ":all:",
-         "--python-platform", TARGETS[target], "--python-version", version, str(req_in)],
+        [
+            uv,
+            "pip",
+            "compile",
+            "--quiet",
+            "--no-header",
+            "--no-annotate",
+            "--only-binary",
+            ":all:",
+            "--python-platform",
+            TARGETS[target],
+            "--python-version",
+            version,
+            str(req_in),
+        ],
         env=uv_env(),
     ).stdout
     lock.write_text(f"# requirements {digest}\n{out}")
@@ -107,25 +140,48 @@ def lock_for(uv: str, cache: Path, target: str, version: str, requirements: list
 
 def runtime_lock(lock: Path) -> Path:
     """The resolved closure without NEVER_IMPORTED (a file beside the lock)."""
+
     def name(line: str) -> str:
         return re.split(r"[=<>!~;\s\[]", line, maxsplit=1)[0].strip().lower().replace("_", "-")
 
-    kept = [line for line in lock.read_text().splitlines() if not line.strip() or line.startswith("#")
-            or name(line) not in NEVER_IMPORTED]
+    kept = [
+        line
+        for line in lock.read_text().splitlines()
+        if not line.strip() or line.startswith("#") or name(line) not in NEVER_IMPORTED
+    ]
     out = lock.with_name(lock.stem + ".runtime.txt")
     out.write_text("\n".join(kept) + "\n")
     return out
 
 
-def install(uv: str, cache: Path, target: str, version: str, requirements: list[str], dest: Path, refresh: bool) -> None:
+def install(
+    uv: str, cache: Path, target: str, version: str, requirements: list[str], dest: Path, refresh: bool
+) -> None:
     """The closure's wheels for one target and Python, unpacked into `dest`. A combination
     without a wheel for every package (a new CPython a library has not caught up with) stops
     the build, naming it: a package whose server cannot start there is worse than none."""
     try:
         lock = runtime_lock(lock_for(uv, cache, target, version, requirements, refresh))
         # copies, not hard links into uv's cache: pruning edits these files
-        base = [uv, "pip", "install", "--quiet", "--no-deps", "--only-binary", ":all:", "--link-mode", "copy", "--target", str(dest),
-                "--python-platform", TARGETS[target], "--python-version", version, "-r", str(lock)]
+        base = [
+            uv,
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--only-binary",
+            ":all:",
+            "--link-mode",
+            "copy",
+            "--target",
+            str(dest),
+            "--python-platform",
+            TARGETS[target],
+            "--python-version",
+            version,
+            "-r",
+            str(lock),
+        ]
         try:
             run([*base, "--offline"], env=uv_env())  # every wheel already in the cache
         except subprocess.CalledProcessError:
@@ -185,8 +241,9 @@ def prune(folder: Path) -> None:
         rel = path.relative_to(folder)
         parent = rel.parts[0]
         if path.is_dir():
-            if path.name == "__pycache__" or (len(rel.parts) > 1 and path.name in ("tests", "test")
-                                              and not parent.endswith(".dist-info")):
+            if path.name == "__pycache__" or (
+                len(rel.parts) > 1 and path.name in ("tests", "test") and not parent.endswith(".dist-info")
+            ):
                 shutil.rmtree(path)
             continue
         if parent.endswith(".dist-info"):
@@ -240,8 +297,20 @@ def stage_extension(stage: Path, libs: Path) -> None:
 def package(stage: Path, target: str, out: Path) -> None:
     vsce = ROOT / "node_modules" / ".bin" / "vsce"
     out.unlink(missing_ok=True)
-    run([str(vsce), "package", "--no-dependencies", "--target", target,
-         "--readme-path", "client-vscode/README.md", "--out", str(out)], cwd=stage)
+    run(
+        [
+            str(vsce),
+            "package",
+            "--no-dependencies",
+            "--target",
+            target,
+            "--readme-path",
+            "client-vscode/README.md",
+            "--out",
+            str(out),
+        ],
+        cwd=stage,
+    )
 
 
 def fetch_all(uv: str, cache: Path, targets: list[str], requirements: list[str], refresh: bool) -> None:
@@ -251,8 +320,14 @@ def fetch_all(uv: str, cache: Path, targets: list[str], requirements: list[str],
         shutil.rmtree(ROOT / "build" / "vsix" / target / "libs", ignore_errors=True)
     started = time.monotonic()
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(lambda c: install(uv, cache, c[0], c[1], requirements,
-                                        ROOT / "build" / "vsix" / c[0] / "libs" / tag(c[1]), refresh), combos))
+        list(
+            pool.map(
+                lambda c: install(
+                    uv, cache, c[0], c[1], requirements, ROOT / "build" / "vsix" / c[0] / "libs" / tag(c[1]), refresh
+                ),
+                combos,
+            )
+        )
     log(f"wheels for {len(targets)} targets x CPython {', '.join(PYTHONS)}: {time.monotonic() - started:.1f} s")
 
 
@@ -264,12 +339,18 @@ def assemble(target: str) -> Path:
     for folder in libs.iterdir():
         prune(folder)
     add_server(libs / "common")
-    (libs / "manifest.json").write_text(json.dumps({
-        "target": target,
-        "pythons": PYTHONS,
-        "common": sorted(p.name for p in (libs / "common").glob("*.dist-info")),
-        "per_version": {tag(v): sorted(p.name for p in (libs / tag(v)).glob("*.dist-info")) for v in PYTHONS},
-    }, indent=1) + "\n")
+    (libs / "manifest.json").write_text(
+        json.dumps(
+            {
+                "target": target,
+                "pythons": PYTHONS,
+                "common": sorted(p.name for p in (libs / "common").glob("*.dist-info")),
+                "per_version": {tag(v): sorted(p.name for p in (libs / tag(v)).glob("*.dist-info")) for v in PYTHONS},
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     out = ROOT / "dist" / f"tokenizer-lsp-{target}.vsix"
     stage_extension(work / "extension", libs)
     package(work / "extension", target, out)

@@ -42,10 +42,15 @@ def run_example(code: str) -> str | None:
             (folder / name).write_text(text, encoding="utf-8")
         target = folder if len(doc.example) > 1 else folder / next(iter(doc.example))
         env = {**os.environ, "PYTHONPATH": str(ROOT / "server"), "TOKENIZER_LSP_CACHE_DIR": "off"}
-        p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", "--show-hints", str(target)],
-                           capture_output=True, text=True, cwd=folder, env=env, timeout=300)
-    lines = [line.replace(str(folder) + os.sep, "") for line in p.stdout.splitlines()
-             if f" {code} " in line]
+        p = subprocess.run(
+            [sys.executable, "-m", "tokenizer_lsp", "check", "--show-hints", str(target)],
+            capture_output=True,
+            text=True,
+            cwd=folder,
+            env=env,
+            timeout=300,
+        )
+    lines = [line.replace(str(folder) + os.sep, "") for line in p.stdout.splitlines() if f" {code} " in line]
     return "\n".join(lines[:3]) if lines else None
 
 
@@ -59,8 +64,15 @@ def code_page(code: str, output: str | None) -> str:
     shown = output or doc.shown
     if not shown:
         raise ValueError(f"{code}: its example gives no {code} finding and there is no `shown` output")
-    parts = [f"# `{code}`\n", f"**Default severity:** {DEFAULT_SEVERITY[code]}\n",
-             "## What it means\n", doc.summary + "\n", "## Why it matters\n", doc.why + "\n", "## Example\n"]
+    parts = [
+        f"# `{code}`\n",
+        f"**Default severity:** {DEFAULT_SEVERITY[code]}\n",
+        "## What it means\n",
+        doc.summary + "\n",
+        "## Why it matters\n",
+        doc.why + "\n",
+        "## Example\n",
+    ]
     for name, text in doc.example.items():
         lang = "json" if name.endswith(".json") else "text"
         block = f"```{lang}\n{text.rstrip()}\n```"
@@ -68,8 +80,11 @@ def code_page(code: str, output: str | None) -> str:
             parts.append(f'??? example "`{name}` ({text.count(chr(10))} lines)"\n\n' + _indent(block) + "\n")
         else:
             parts.append(f"`{name}`:\n\n{block}\n")
-    cmd = "tokenizer-lsp check " + (" ".join(doc.example) if len(doc.example) == 1 else ".") if doc.example \
+    cmd = (
+        "tokenizer-lsp check " + (" ".join(doc.example) if len(doc.example) == 1 else ".")
+        if doc.example
         else "tokenizer-lsp check " + shown.split(":", 1)[0]
+    )
     parts.append(f"```console\n$ {cmd}\n{shown}\n```\n")
     parts += ["## How to fix\n", doc.fix + "\n", "## How to silence it\n", silence(code) + "\n"]
     return "\n".join(parts)
@@ -91,13 +106,17 @@ def codes_index() -> str:
 
 def settings_table() -> str:
     props = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["contributes"]["configuration"]
-    props = props["properties"] if isinstance(props, dict) else {k: v for c in props for k, v in c["properties"].items()}
+    props = (
+        props["properties"] if isinstance(props, dict) else {k: v for c in props for k, v in c["properties"].items()}
+    )
     rows = ["| setting | default | what it does |", "|---|---|---|"]
     for key, spec in props.items():
         text = spec.get("markdownDescription") or spec.get("description") or ""
         if spec.get("enum"):
             text += " One of " + ", ".join(f"`{v}`" for v in spec["enum"]) + "."
-        rows.append(f"| `{key}` | `{json.dumps(spec.get('default'))}` | {' '.join(text.split()).replace('|', '&#124;')} |")
+        rows.append(
+            f"| `{key}` | `{json.dumps(spec.get('default'))}` | {' '.join(text.split()).replace('|', '&#124;')} |"
+        )
     return "\n".join(rows) + "\n"
 
 
@@ -150,8 +169,10 @@ def bench_section(results: Path | None = None, limit: int = 60) -> str:
     results = results or ROOT / "bench" / "results"
     files = sorted(results.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True) if results.is_dir() else []
     if not files:
-        return ("!!! note \"No results in this build\"\n    `bench/results/` holds no JSON. Run "
-                "`python bench/bench.py` (the corpus files it opens are named in its `--help`) and build again.\n")
+        return (
+            "!!! note \"No results in this build\"\n    `bench/results/` holds no JSON. Run "
+            "`python bench/bench.py` (the corpus files it opens are named in its `--help`) and build again.\n"
+        )
     parts = []
     for path in files:
         try:
@@ -168,7 +189,9 @@ def bench_section(results: Path | None = None, limit: int = 60) -> str:
             lines = [head, "|" + "---|" * (len(_MAIN_COLUMNS) + 2)]
             for r in rows:
                 mb = f"{r['bytes'] / 1e6:.1f}" if isinstance(r.get("bytes"), (int, float)) else "–"
-                lines.append(f"| {_file_label(r)} | {mb} | " + " | ".join(_cell(r, k, f) for _, k, f in _MAIN_COLUMNS) + " |")
+                lines.append(
+                    f"| {_file_label(r)} | {mb} | " + " | ".join(_cell(r, k, f) for _, k, f in _MAIN_COLUMNS) + " |"
+                )
             parts.append("\n".join(lines) + "\n")
             data = {k: v for k, v in data.items() if k not in ("rows", "machine_cores")}
         # named figures only: the per-run samples behind a median ([0], [1]...) stay in the JSON

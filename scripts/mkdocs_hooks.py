@@ -46,7 +46,7 @@ def on_config(config):
     for entry in config["nav"]:
         if not isinstance(entry, dict):
             continue
-        (title, children), = entry.items()
+        ((title, children),) = entry.items()
         if title in SECTIONS and isinstance(children, list):
             have = _listed(children)
             for page in sorted((docs / SECTIONS[title]).glob("*.md")):

@@ -37,17 +37,54 @@ GROUPS = ("unit", "property", "corpus", "lsp", "cli", "editors")
 
 # today's files, by what they hold (a name rule would misplace some of them)
 EXPLICIT = {
-    "unit": ["test_checks", "test_code_docs", "test_disk_cache", "test_engine_pause", "test_incremental",
-             "test_index_lookups", "test_navigation_lookups", "test_reachability_cache",
-             "test_runtime_fallbacks", "test_salvage", "test_settings", "test_staged_build", "test_unreachable"],
-    "property": ["test_compact_vocab", "test_decoding", "test_json_layout", "test_lines", "test_merge_structure",
-                 "test_position_map", "test_positions_property"],
-    "corpus": ["test_corpus", "test_corpus_facts", "test_edge_cases_of_real_formats", "test_fidelity_found",
-               "test_format_sentencepiece", "test_format_wordpiece", "test_line_formats_fidelity",
-               "test_schema_refusals"],
-    "lsp": ["test_idle_signal", "test_server", "test_server_editing", "test_server_formats", "test_navigation", "test_navigation_build",
-            "test_references_fast", "test_references_layouts", "test_progress", "test_code_actions",
-            "test_model_folder", "test_transport"],
+    "unit": [
+        "test_checks",
+        "test_code_docs",
+        "test_disk_cache",
+        "test_engine_pause",
+        "test_incremental",
+        "test_index_lookups",
+        "test_navigation_lookups",
+        "test_reachability_cache",
+        "test_runtime_fallbacks",
+        "test_salvage",
+        "test_settings",
+        "test_staged_build",
+        "test_unreachable",
+    ],
+    "property": [
+        "test_compact_vocab",
+        "test_decoding",
+        "test_json_layout",
+        "test_lines",
+        "test_merge_structure",
+        "test_position_map",
+        "test_positions_property",
+    ],
+    "corpus": [
+        "test_corpus",
+        "test_corpus_facts",
+        "test_edge_cases_of_real_formats",
+        "test_fidelity_found",
+        "test_format_sentencepiece",
+        "test_format_wordpiece",
+        "test_line_formats_fidelity",
+        "test_schema_refusals",
+    ],
+    "lsp": [
+        "test_idle_signal",
+        "test_server",
+        "test_server_editing",
+        "test_server_formats",
+        "test_navigation",
+        "test_navigation_build",
+        "test_references_fast",
+        "test_references_layouts",
+        "test_progress",
+        "test_code_actions",
+        "test_model_folder",
+        "test_transport",
+    ],
     "cli": ["test_cli", "test_cli_rules", "test_cli_tables", "test_encode", "test_stats_diff"],
     "editors": ["test_detect_parity", "test_bundle_excludes"],
 }
@@ -107,12 +144,17 @@ def module_places() -> dict[str, str]:
 
 def deeper_paths(text: str) -> str:
     """Path(__file__).parent[.parent...] and .parents[N]: one level more, for a file moved down."""
+
     def more(m: re.Match) -> str:
         if m.group("n") is not None:
             return f"{m.group('head')}.parents[{int(m.group('n')) + 1}]"
         return m.group("head") + m.group("chain") + ".parent"
-    return re.sub(r"(?P<head>Path\(__file__\)(?:\.resolve\(\))?)(?:(?P<chain>(?:\.parent\b(?!s))+)|\.parents\[(?P<n>\d+)\])",
-                  more, text)
+
+    return re.sub(
+        r"(?P<head>Path\(__file__\)(?:\.resolve\(\))?)(?:(?P<chain>(?:\.parent\b(?!s))+)|\.parents\[(?P<n>\d+)\])",
+        more,
+        text,
+    )
 
 
 def test_module_of(node: ast.ImportFrom) -> str | None:
@@ -144,7 +186,7 @@ def rewrite_imports(text: str, places: dict[str, str], self_stem: str) -> str:
         src = test_module_of(node)
         first = lines[node.lineno - 1]
         indent = first[: len(first) - len(first.lstrip())]
-        comment = first[first.index("#"):] if "#" in first else ""
+        comment = first[first.index("#") :] if "#" in first else ""
         comment = "  " + comment if comment else ""
         to_harness, rest = [], []
         for alias in node.names:
@@ -157,7 +199,7 @@ def rewrite_imports(text: str, places: dict[str, str], self_stem: str) -> str:
         if rest:
             group = places.get(src, "")
             new.append(import_line(indent, ".".join(p for p in ("tests", group, src) if p), rest, comment))
-        lines[node.lineno - 1: node.end_lineno] = new
+        lines[node.lineno - 1 : node.end_lineno] = new
     return merge_harness_imports("\n".join(lines))
 
 
@@ -173,8 +215,8 @@ def merge_harness_imports(text: str) -> str:
     comments = [lines[n.lineno - 1] for n in nodes]
     comment = "  # noqa: F401" if any("noqa" in c for c in comments) else ""
     for node in reversed(nodes[1:]):
-        del lines[node.lineno - 1: node.end_lineno]
-    lines[nodes[0].lineno - 1: nodes[0].end_lineno] = [import_line("", HARNESS_MODULE, names, comment)]
+        del lines[node.lineno - 1 : node.end_lineno]
+    lines[nodes[0].lineno - 1 : nodes[0].end_lineno] = [import_line("", HARNESS_MODULE, names, comment)]
     return "\n".join(lines)
 
 
@@ -182,8 +224,12 @@ def top_level(tree: ast.Module, name: str):
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             return node
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == name
+        ):
             return node
     return None
 
@@ -204,11 +250,11 @@ def drop_unused_now(before: str, after: str) -> str:
         if len(keep) == len(node.names):
             continue
         if not keep:
-            del lines[node.lineno - 1: node.end_lineno]
+            del lines[node.lineno - 1 : node.end_lineno]
             continue
         spelled = ", ".join(a.name if not a.asname else f"{a.name} as {a.asname}" for a in keep)
         head = f"from {'.' * node.level}{node.module or ''} import " if isinstance(node, ast.ImportFrom) else "import "
-        lines[node.lineno - 1: node.end_lineno] = [head + spelled]
+        lines[node.lineno - 1 : node.end_lineno] = [head + spelled]
     return "\n".join(lines)
 
 
@@ -233,8 +279,10 @@ def plain_imports(path: Path) -> list[str]:
     for node in ast.parse(text).body:
         if isinstance(node, ast.ImportFrom) and test_module_of(node):
             continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and not (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
-            segment = "\n".join(lines[node.lineno - 1: node.end_lineno])
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and not (
+            isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        ):
+            segment = "\n".join(lines[node.lineno - 1 : node.end_lineno])
             out.append(re.sub(r"\bfrom \.conftest import", "from tests.conftest import", segment))
     return out
 
@@ -254,14 +302,14 @@ def build_harness(places: dict[str, str], dry: bool) -> None:
             continue
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         lines = text.split("\n")
-        segment = "\n".join(lines[start - 1: node.end_lineno])
+        segment = "\n".join(lines[start - 1 : node.end_lineno])
         if target != name:
             segment = re.sub(rf"((?:async )?def ){re.escape(name)}\(", rf"\g<1>{target}(", segment, count=1)
             segment = re.sub(rf"^{re.escape(name)} =", f"{target} =", segment, count=1, flags=re.M)
         print(f"  harness: {stem}.{name} -> {HARNESS_MODULE}.{target}")
         if dry:
             continue
-        del lines[start - 1: node.end_lineno]
+        del lines[start - 1 : node.end_lineno]
         path.write_text(drop_unused_now(text, re.sub(r"\n{4,}", "\n\n\n", "\n".join(lines))))
         imported_back.setdefault(path, []).append((target, name))
         harness = add_after_imports(harness, plain_imports(path))
@@ -290,9 +338,15 @@ def tidy_imports(text: str) -> str:
             if bound not in used:
                 continue
             spelled = alias.name if not alias.asname else f"{alias.name} as {alias.asname}"
-            top = (node.module or alias.name).split(".")[0] if isinstance(node, ast.ImportFrom) else alias.name.split(".")[0]
+            top = (
+                (node.module or alias.name).split(".")[0]
+                if isinstance(node, ast.ImportFrom)
+                else alias.name.split(".")[0]
+            )
             kind = 2 if top == "tests" else 0 if top in sys.stdlib_module_names else 1
-            blocks[kind].add(f"from {node.module} import {spelled}" if isinstance(node, ast.ImportFrom) else f"import {spelled}")
+            blocks[kind].add(
+                f"from {node.module} import {spelled}" if isinstance(node, ast.ImportFrom) else f"import {spelled}"
+            )
     merged = []
     for kind in (0, 1, 2):
         froms: dict[str, list[str]] = {}
@@ -319,10 +373,33 @@ def text_files() -> list[Path]:
     keep = []
     for rel in out:
         # CHANGELOG.md records history; this script names the old paths on purpose
-        if rel in ("CHANGELOG.md", "scripts/regroup_tests.py") or rel.startswith(("bench/results/", "node_modules/")) or rel.endswith("-lock.json"):
+        if (
+            rel in ("CHANGELOG.md", "scripts/regroup_tests.py")
+            or rel.startswith(("bench/results/", "node_modules/"))
+            or rel.endswith("-lock.json")
+        ):
             continue
         path = ROOT / rel
-        if path.suffix in {".py", ".md", ".sh", ".mjs", ".ts", ".json", ".toml", ".yml", ".yaml", ".el", ".lua", ".vim", ".txt", ""} and path.is_file():
+        if (
+            path.suffix
+            in {
+                ".py",
+                ".md",
+                ".sh",
+                ".mjs",
+                ".ts",
+                ".json",
+                ".toml",
+                ".yml",
+                ".yaml",
+                ".el",
+                ".lua",
+                ".vim",
+                ".txt",
+                "",
+            }
+            and path.is_file()
+        ):
             keep.append(path)
     return keep
 
@@ -350,8 +427,12 @@ def main() -> int:
         for stem, group in moving.items():
             src = TESTS / f"{stem}.py"
             src.write_text(deeper_paths(src.read_text()))
-            tracked = subprocess.run(["git", "ls-files", "--error-unmatch", str(src.relative_to(ROOT))], cwd=ROOT,
-                                     capture_output=True).returncode == 0
+            tracked = (
+                subprocess.run(
+                    ["git", "ls-files", "--error-unmatch", str(src.relative_to(ROOT))], cwd=ROOT, capture_output=True
+                ).returncode
+                == 0
+            )
             if tracked:
                 git("mv", str(src.relative_to(ROOT)), f"tests/{group}/{stem}.py")
             else:  # a file not committed yet moves all the same, and stays uncommitted
@@ -367,7 +448,9 @@ def main() -> int:
             git("mv", "tests/vscode", "tests/editors/vscode")
             for mjs in (TESTS / "editors" / "vscode").glob("*.mjs"):
                 text = mjs.read_text()
-                fixed = re.sub(r"(fileURLToPath\(import\.meta\.url\)\),) '\.\.', '\.\.'\)", r"\1 '..', '..', '..')", text)
+                fixed = re.sub(
+                    r"(fileURLToPath\(import\.meta\.url\)\),) '\.\.', '\.\.'\)", r"\1 '..', '..', '..')", text
+                )
                 if fixed != text:
                     mjs.write_text(fixed)
     if dry:

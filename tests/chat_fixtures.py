@@ -35,40 +35,64 @@ def _chat(messages, **extra):
 # the kinds of chat INTERFACE.md Part 4 names: plain, a system message, tools with a call and
 # its reply, content as a list of parts, reasoning; plus one without the generation prompt
 CHATS: dict[str, dict] = {
-    "plain": _chat([
-        {"role": "user", "content": "Hello!"},
-        {"role": "assistant", "content": "Hi, how can I help?"},
-        {"role": "user", "content": "Tell me a joke."},
-    ]),
-    "system": _chat([
-        {"role": "system", "content": "You are terse."},
-        {"role": "user", "content": "Hello!"},
-        {"role": "assistant", "content": "Hi."},
-        {"role": "user", "content": "Weather?"},
-    ]),
-    "tools": _chat([
-        {"role": "user", "content": "Weather in Paris?"},
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "call_1", "type": "function",
-             "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]},
-        {"role": "tool", "tool_call_id": "call_1", "name": "get_weather", "content": "18 C, sunny"},
-        {"role": "assistant", "content": "It is 18 C and sunny."},
-        {"role": "user", "content": "Thanks"},
-    ], tools=[_TOOL]),
-    "parts": _chat([
-        {"role": "user", "content": [{"type": "text", "text": "Describe this."}]},
-        {"role": "assistant", "content": [{"type": "text", "text": "A cat."}]},
-        {"role": "user", "content": [{"type": "text", "text": "Thanks"}]},
-    ]),
-    "reasoning": _chat([
-        {"role": "user", "content": "2+2?"},
-        {"role": "assistant", "content": "4", "reasoning_content": "Adding two and two."},
-        {"role": "user", "content": "3+3?"},
-    ]),
-    "no-generation-prompt": {**_chat([
-        {"role": "user", "content": "Hello!"},
-        {"role": "assistant", "content": "Hi!"},
-    ]), "add_generation_prompt": False},
+    "plain": _chat(
+        [
+            {"role": "user", "content": "Hello!"},
+            {"role": "assistant", "content": "Hi, how can I help?"},
+            {"role": "user", "content": "Tell me a joke."},
+        ]
+    ),
+    "system": _chat(
+        [
+            {"role": "system", "content": "You are terse."},
+            {"role": "user", "content": "Hello!"},
+            {"role": "assistant", "content": "Hi."},
+            {"role": "user", "content": "Weather?"},
+        ]
+    ),
+    "tools": _chat(
+        [
+            {"role": "user", "content": "Weather in Paris?"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": {"city": "Paris"}},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_1", "name": "get_weather", "content": "18 C, sunny"},
+            {"role": "assistant", "content": "It is 18 C and sunny."},
+            {"role": "user", "content": "Thanks"},
+        ],
+        tools=[_TOOL],
+    ),
+    "parts": _chat(
+        [
+            {"role": "user", "content": [{"type": "text", "text": "Describe this."}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "A cat."}]},
+            {"role": "user", "content": [{"type": "text", "text": "Thanks"}]},
+        ]
+    ),
+    "reasoning": _chat(
+        [
+            {"role": "user", "content": "2+2?"},
+            {"role": "assistant", "content": "4", "reasoning_content": "Adding two and two."},
+            {"role": "user", "content": "3+3?"},
+        ]
+    ),
+    "no-generation-prompt": {
+        **_chat(
+            [
+                {"role": "user", "content": "Hello!"},
+                {"role": "assistant", "content": "Hi!"},
+            ]
+        ),
+        "add_generation_prompt": False,
+    },
 }
 
 
@@ -94,8 +118,17 @@ def render_hfjs(jobs: list[tuple[str, list[dict]]]) -> list[dict]:
     root = Path(__file__).resolve().parent.parent
     node = shutil.which("node")
     assert node, "node is needed to run @huggingface/jinja"
-    assert (root / "node_modules" / "@huggingface" / "jinja").is_dir(), "run `npm install` (devDependency @huggingface/jinja)"
+    assert (root / "node_modules" / "@huggingface" / "jinja").is_dir(), (
+        "run `npm install` (devDependency @huggingface/jinja)"
+    )
     payload = json.dumps([{"source": s, "chats": c} for s, c in jobs])
-    done = subprocess.run([node, str(root / "tests" / "hfjs_render.mjs")], input=payload, cwd=root,
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [node, str(root / "tests" / "hfjs_render.mjs")],
+        input=payload,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     return json.loads(done.stdout)

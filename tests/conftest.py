@@ -3,6 +3,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.lsp.harness import lsp_sessions  # noqa: F401 (a fixture: the shared LSP sessions of a module)
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("TOKENIZER_CORPUS", ROOT.parent / "shared" / "corpus"))
 # no unreachable-token cache (servers and command lines started by the tests inherit it):
@@ -21,8 +23,10 @@ def _import_or_fail(modname: str, minversion: str | None = None, reason: str | N
     try:
         __import__(modname)
     except ImportError as e:
-        pytest.fail(f"{modname} is not importable ({reason or e}): install the test extra, "
-                    "pip install -e '.[test]'", pytrace=False)
+        pytest.fail(
+            f"{modname} is not importable ({reason or e}): install the test extra, pip install -e '.[test]'",
+            pytrace=False,
+        )
     try:
         return _importorskip(modname, minversion, reason, **kwargs)  # the version check, as pytest does it
     except pytest.skip.Exception as e:  # too old: the same install step

@@ -9,8 +9,10 @@ import json
 import os
 from pathlib import Path
 
-LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-                r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+LLAMA3_SPLIT = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
 SPECIALS = ["<|begin_of_text|>", "<|end_of_text|>", "<start_of_turn>", "<end_of_turn>", "<|eot_id|>"]
 USER_TOKEN = "<custom_tool>"  # an added token that is not special
 TEMPLATE = "{% for m in messages %}<start_of_turn>{{ m['role'] }}\n{{ m['content'] }}<end_of_turn>\n{% endfor %}"
@@ -27,23 +29,30 @@ def hf_folder(folder: Path) -> Path:
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE(ignore_merges=True))
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(LLAMA3_SPLIT), "isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(LLAMA3_SPLIT), "isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=600, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-                                  show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=600, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
     tok.train_from_iterator(CORPUS_TEXT, trainer)
     tok.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in SPECIALS])
     tok.add_tokens([AddedToken(USER_TOKEN, special=False, normalized=False)])
     folder.mkdir(parents=True, exist_ok=True)
     tok.save(str(folder / "tokenizer.json"))
-    (folder / "tokenizer_config.json").write_text(json.dumps({
-        "bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>", "chat_template": TEMPLATE}))
+    (folder / "tokenizer_config.json").write_text(
+        json.dumps({"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>", "chat_template": TEMPLATE})
+    )
     ids = {s: tok.token_to_id(s) for s in SPECIALS}
-    (folder / "generation_config.json").write_text(json.dumps({
-        "bos_token_id": ids["<|begin_of_text|>"],
-        "eos_token_id": [ids["<|end_of_text|>"], ids["<|eot_id|>"]]}))
+    (folder / "generation_config.json").write_text(
+        json.dumps(
+            {"bos_token_id": ids["<|begin_of_text|>"], "eos_token_id": [ids["<|end_of_text|>"], ids["<|eot_id|>"]]}
+        )
+    )
     return folder
 
 
@@ -61,8 +70,15 @@ def converted(folder: Path) -> dict:
     tokens = [by_id.get(i, f"[PAD{i}]") for i in range(n)]
     ids = {t: i for i, t in enumerate(tokens)}
     merges = [m if isinstance(m, str) else " ".join(m) for m in tj["model"]["merges"]]
-    return {"tokens": tokens, "types": [types.get(i, 4) for i in range(n)], "merges": merges, "pre": "llama-bpe",
-            "bos": ids[cfg["bos_token"]], "eos": ids[cfg["eos_token"]], "template": cfg["chat_template"]}
+    return {
+        "tokens": tokens,
+        "types": [types.get(i, 4) for i in range(n)],
+        "merges": merges,
+        "pre": "llama-bpe",
+        "bos": ids[cfg["bos_token"]],
+        "eos": ids[cfg["eos_token"]],
+        "template": cfg["chat_template"],
+    }
 
 
 def write_gguf(path: Path, conv: dict, tensor_bytes: int = 0) -> Path:
@@ -83,8 +99,13 @@ def write_gguf(path: Path, conv: dict, tensor_bytes: int = 0) -> Path:
     if conv.get("template") is not None:
         w.add_chat_template(conv["template"])
     if tensor_bytes:
-        w.add_tensor_info("token_embd.weight", [tensor_bytes], np.dtype(np.uint8), tensor_bytes,
-                          raw_dtype=gguf.GGMLQuantizationType.I8)
+        w.add_tensor_info(
+            "token_embd.weight",
+            [tensor_bytes],
+            np.dtype(np.uint8),
+            tensor_bytes,
+            raw_dtype=gguf.GGMLQuantizationType.I8,
+        )
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_ti_data_to_file()
@@ -96,8 +117,15 @@ def write_gguf(path: Path, conv: dict, tensor_bytes: int = 0) -> Path:
     return path
 
 
-BUG_NAMES = ("pre-missing", "start-of-turn-normal", "eos-end-of-text", "added-token-lost", "template-changed",
-             "token-text-changed", "normal-token-control")
+BUG_NAMES = (
+    "pre-missing",
+    "start-of-turn-normal",
+    "eos-end-of-text",
+    "added-token-lost",
+    "template-changed",
+    "token-text-changed",
+    "normal-token-control",
+)
 
 
 def bugs(conv: dict) -> dict[str, tuple[str, dict]]:
@@ -110,7 +138,7 @@ def bugs(conv: dict) -> dict[str, tuple[str, dict]]:
     types = list(conv["types"])
     types[ids["<start_of_turn>"]] = 1  # NORMAL instead of CONTROL (unsloth #5070)
     control = list(conv["types"])
-    control[ids["the"] if "the" in ids else 100] = 3  # an ordinary token typed CONTROL: never produced
+    control[ids.get("the", 100)] = 3  # an ordinary token typed CONTROL: never produced
     renamed = list(conv["tokens"])
     k = next(i for i, t in enumerate(renamed) if len(t) > 3 and t.isalpha())
     renamed[k] = renamed[k].upper() + "x"
@@ -133,11 +161,17 @@ def spm_conversion(model: Path) -> dict:
     sp = spm.SentencePieceProcessor(model_file=str(model))
     types = []
     for i in range(sp.get_piece_size()):
-        types.append(3 if sp.is_control(i) else 2 if sp.is_unknown(i) else 6 if sp.is_byte(i)
-                     else 5 if sp.is_unused(i) else 1)
-    return {"tokens": [sp.id_to_piece(i) for i in range(sp.get_piece_size())],
-            "scores": [sp.get_score(i) for i in range(sp.get_piece_size())], "types": types,
-            "bos": sp.bos_id(), "eos": sp.eos_id(), "unk": sp.unk_id()}
+        types.append(
+            3 if sp.is_control(i) else 2 if sp.is_unknown(i) else 6 if sp.is_byte(i) else 5 if sp.is_unused(i) else 1
+        )
+    return {
+        "tokens": [sp.id_to_piece(i) for i in range(sp.get_piece_size())],
+        "scores": [sp.get_score(i) for i in range(sp.get_piece_size())],
+        "types": types,
+        "bos": sp.bos_id(),
+        "eos": sp.eos_id(),
+        "unk": sp.unk_id(),
+    }
 
 
 def write_spm_gguf(path: Path, conv: dict) -> Path:

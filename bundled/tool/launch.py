@@ -30,7 +30,9 @@ def problem():
         return "Python {} is a free-threaded build: the bundled libraries are for the regular CPython".format(version)
     if not os.path.isdir(folder()):
         if sys.version_info[:2] > NEWEST:
-            return "Python {} is newer than this package supports: it carries libraries for CPython 3.10-3.14".format(version)
+            return "Python {} is newer than this package supports: it carries libraries for CPython 3.10-3.14".format(
+                version
+            )
         return "this package has no libraries for Python {} (missing {})".format(version, folder())
     return None
 
@@ -56,7 +58,8 @@ def check():
             import tokenizer_lsp.lsp.server  # noqa: F401
         except Exception as err:  # noqa: BLE001 (whatever breaks the import is the one line's reason)
             reason = "the bundled server does not import on Python {}.{}: {}: {}".format(
-                sys.version_info[0], sys.version_info[1], type(err).__name__, err)
+                sys.version_info[0], sys.version_info[1], type(err).__name__, err
+            )
     if reason is not None:
         print(reason)
         return UNUSABLE

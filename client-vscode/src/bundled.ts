@@ -3,14 +3,9 @@
 // running Python on sys.path. Any Python 3.10+ runs it: the one selected in the Python
 // extension, else `python3` (`py -3` on Windows). A development package (`npm run package`)
 // has no bundled/libs and the extension imports tokenizer_lsp from the Python instead.
-import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { ProcessOptions, Resolution } from './python';
-
-const CHECK_TIMEOUT_MS = 30_000;
-/** launch.py's exit status when this Python cannot run the bundled server (its one line says why). */
-const UNUSABLE = 3;
+import { ProcessOptions, Resolution, runLauncherCheck } from './processes';
 
 /** bundled/tool/launch.py when this package carries the libraries, else undefined. */
 export function bundledLauncher(extensionRoot = path.join(__dirname, '..')): string | undefined {
@@ -38,44 +33,6 @@ export function pythonFix(platform: NodeJS.Platform = process.platform): string 
   );
 }
 
-interface CheckResult {
-  /** why this Python could not be run at all (not found, not executable, failed) */
-  missing?: string;
-  ok?: boolean;
-  /** launch.py's own line: "ok 3.12.4 <folder>" or what is wrong */
-  line: string;
-}
-
-function runCheck(python: string[], launcher: string, options: ProcessOptions): Promise<CheckResult> {
-  return new Promise((resolve) => {
-    execFile(
-      python[0],
-      [...python.slice(1), launcher, '--check'],
-      { timeout: CHECK_TIMEOUT_MS, windowsHide: true, cwd: options.cwd, env: options.env },
-      (error, stdout, stderr) => {
-        const line = String(stdout).trim().split(/\r?\n/).pop() || String(stderr).trim().split(/\r?\n/).pop() || '';
-        if (!error) {
-          resolve({ ok: true, line });
-          return;
-        }
-        // `code` is the errno name when the program did not start, its exit status when it ran
-        const err = error as Omit<NodeJS.ErrnoException, 'code'> & { code?: string | number; killed?: boolean };
-        if (err.code === 'ENOENT' || err.code === 'EACCES') {
-          resolve({ missing: err.code === 'ENOENT' ? 'not found' : 'permission denied', line });
-        } else if (err.killed) {
-          resolve({ missing: `no answer within ${CHECK_TIMEOUT_MS / 1000} s`, line });
-        } else if (err.code === UNUSABLE) {
-          resolve({ ok: false, line });
-        } else {
-          // e.g. Windows' `python` alias without a Python behind it (exit status 9009), or
-          // macOS's /usr/bin/python3 without the command line tools: try the next one
-          resolve({ missing: line || `exit status ${String(err.code)}`, line });
-        }
-      },
-    );
-  });
-}
-
 function shown(argv: readonly string[]): string {
   return argv.join(' ');
 }
@@ -93,7 +50,7 @@ export async function resolveBundled(
 ): Promise<Resolution> {
   const tried: string[] = [];
   for (const python of candidates) {
-    const result = await runCheck(python, launcher, options);
+    const result = await runLauncherCheck(python, launcher, options);
     if (result.ok) {
       log.info(`Using Python ${shown(python)} (${source}) with the bundled libraries: ${result.line}.`);
       return { ok: true, command: { argv: [...python, launcher], source: `${source} with the bundled server` } };

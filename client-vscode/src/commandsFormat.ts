@@ -18,6 +18,8 @@ export interface Encoding {
   tokens: EncodedToken[];
 }
 
+// one character at a time (visibleChar): a control or combining character is what it looks for
+// eslint-disable-next-line no-control-regex, no-misleading-character-class
 const INVISIBLE = /[\u0000-\u001f\u007f-\u00a0\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb]/u;
 
 /** A character as the user should see it: invisible ones escaped, the space as ␣. */

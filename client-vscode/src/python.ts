@@ -3,29 +3,15 @@
 // .vsix runs that Python on the server it carries (bundled.ts); a development package checks,
 // before anything is started, that this Python can import `tokenizer_lsp`. Checks run with the
 // same working directory and environment as the server itself (serverProcessOptions).
-import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { bundledLauncher, defaultPythons, resolveBundled } from './bundled';
+import { CHECK_TIMEOUT_MS, ProcessOptions, Resolution, runProcess } from './processes';
 
-export interface ServerCommand {
-  /** Full argv without `--stdio` (vscode-languageclient appends it). */
-  argv: string[];
-  /** Where the command came from, for the log. */
-  source: string;
-}
-
-export type Resolution =
-  | { ok: true; command: ServerCommand }
-  | { ok: false; message: string; fix?: string };
-
-/** Where the server runs and the check runs: the first workspace folder, else the home folder. */
-export interface ProcessOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-}
+// the types the rest of the client imports from here
+export type { ProcessOptions, Resolution, ServerCommand } from './processes';
 
 export function serverProcessOptions(): ProcessOptions {
   const folder = firstWorkspaceFolder();
@@ -44,7 +30,6 @@ export function serverProcessOptions(): ProcessOptions {
 
 const MODULE = 'tokenizer_lsp';
 const PYTHON_EXTENSION = 'ms-python.python';
-const CHECK_TIMEOUT_MS = 30_000;
 
 /** Minimal shape of the parts of the Python extension's API that are used here. */
 interface PythonExtensionApi {
@@ -169,31 +154,6 @@ async function pythonFromExtension(log: vscode.LogOutputChannel): Promise<string
   return undefined;
 }
 
-/** Runs `argv` (in the server's cwd and environment) and reports how it ended; never throws. */
-function run(argv: string[], options: ProcessOptions): Promise<{ code: number | null; errno?: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      argv[0],
-      argv.slice(1),
-      { timeout: CHECK_TIMEOUT_MS, windowsHide: true, cwd: options.cwd, env: options.env },
-      (error, _stdout, stderr) => {
-        if (!error) {
-          resolve({ code: 0, stderr: String(stderr) });
-          return;
-        }
-        const err = error as NodeJS.ErrnoException & { code?: unknown; killed?: boolean };
-        if (typeof err.code === 'string') {
-          resolve({ code: null, errno: err.code, stderr: String(stderr) });
-        } else if (err.killed) {
-          resolve({ code: null, errno: 'ETIMEDOUT', stderr: String(stderr) });
-        } else {
-          resolve({ code: typeof err.code === 'number' ? err.code : 1, stderr: String(stderr) });
-        }
-      },
-    );
-  });
-}
-
 function lastLine(text: string): string {
   const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
   return lines.length > 0 ? lines[lines.length - 1] : '';
@@ -252,7 +212,7 @@ export async function checkImportable(
   options: ProcessOptions,
 ): Promise<{ message: string; fix?: string } | undefined> {
   const shown = describeCommand(python);
-  const result = await run([...python, '-c', `import ${MODULE}`], options);
+  const result = await runProcess([...python, '-c', `import ${MODULE}`], options);
   if (result.code === 0) {
     return undefined;
   }

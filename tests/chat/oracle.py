@@ -43,8 +43,9 @@ def generation_indices(template: str, request: dict, special: dict) -> list[tupl
 
     kw = copy.deepcopy(request)
     messages = kw.pop("messages")
-    _, indices = render_jinja_template(conversations=[messages], chat_template=template,
-                                       return_assistant_tokens_mask=True, **special, **kw)
+    _, indices = render_jinja_template(
+        conversations=[messages], chat_template=template, return_assistant_tokens_mask=True, **special, **kw
+    )
     return [tuple(x) for x in indices[0]]
 
 

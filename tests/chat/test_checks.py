@@ -9,17 +9,30 @@ import subprocess
 import sys
 
 import pytest
+from tokenizer_lsp.core.chat.chats import standard_chats, with_next_turn
 
 from tests.chat import oracle
 from tests.conftest import corpus_file
-from tokenizer_lsp.core.chat.chats import standard_chats, with_next_turn
 
 FOLDERS = ["qwen3", "llama3", "gemma3"]
 
 
 def check_json(path) -> list[dict]:
-    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json", "--severity",
-                        "unreachable-token=off", str(path)], capture_output=True, timeout=300)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tokenizer_lsp",
+            "check",
+            "--format",
+            "json",
+            "--severity",
+            "unreachable-token=off",
+            str(path),
+        ],
+        capture_output=True,
+        timeout=300,
+    )
     assert p.returncode in (0, 1), p.stderr
     return [r for r in json.loads(p.stdout) if r["code"].startswith("chat-template-")]
 
@@ -39,17 +52,20 @@ def expected(folder: str) -> set[str]:
         text = oracle.apply(folder, plain, tokenize=False)
     except Exception:  # noqa: BLE001
         return {"chat-template-render"}
-    for name, (_, chat) in chats.items():
+    for _name, (_, chat) in chats.items():
         try:
             oracle.apply(folder, chat, tokenize=False)
         except Exception:  # noqa: BLE001
             out.add("chat-template-rejects")
-    if tok.bos_token and text.startswith(tok.bos_token) and \
-            tok("x", add_special_tokens=True)["input_ids"][:1] == [tok.bos_token_id]:
+    if (
+        tok.bos_token
+        and text.startswith(tok.bos_token)
+        and tok("x", add_special_tokens=True)["input_ids"][:1] == [tok.bos_token_id]
+    ):
         out.add("chat-template-double-bos")
     # the token after the first assistant reply, and whether generation stops on it
     reply = plain["messages"][1]["content"]
-    rest = text[text.index(reply) + len(reply):].lstrip()
+    rest = text[text.index(reply) + len(reply) :].lstrip()
     ends = [t for t in tok.added_tokens_encoder if rest.startswith(t) and t.strip()]
     if ends:
         end_id = tok.convert_tokens_to_ids(max(ends, key=len))
@@ -65,10 +81,11 @@ def expected(folder: str) -> set[str]:
             out.add("chat-template-stop-token")
     prompted = oracle.apply(folder, {**plain, "add_generation_prompt": True}, tokenize=False)
     bad = not (prompted.startswith(text) and len(prompted) > len(text))
-    for name, (_, chat) in chats.items():
+    for _name, (_, chat) in chats.items():
         try:
             if not oracle.apply(folder, with_next_turn(chat), tokenize=False).startswith(
-                    oracle.apply(folder, chat, tokenize=False)):
+                oracle.apply(folder, chat, tokenize=False)
+            ):
                 bad = True
         except Exception:  # noqa: BLE001
             pass
@@ -96,9 +113,11 @@ def _folder(tmp_path, template: str | None, extra_files: dict | None = None) -> 
     return oracle.folder_with(tmp_path, base, files)
 
 
-LLAMA = ("{{ bos_token }}{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n"
-         "{{ m.content }}<|eot_id|>{% endfor %}{% if add_generation_prompt %}<|start_header_id|>assistant"
-         "<|end_header_id|>\n\n{% endif %}")
+LLAMA = (
+    "{{ bos_token }}{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n"
+    "{{ m.content }}<|eot_id|>{% endfor %}{% if add_generation_prompt %}<|start_header_id|>assistant"
+    "<|end_header_id|>\n\n{% endif %}"
+)
 
 
 def test_generation_config_makes_the_turn_end_a_stop_token(tmp_path):
@@ -111,11 +130,14 @@ def test_generation_config_makes_the_turn_end_a_stop_token(tmp_path):
     assert "chat-template-stop-token" not in codes(check_json(folder))
 
 
-@pytest.mark.parametrize("template", [
-    LLAMA.replace("{% endfor %}", ""),  # an unclosed for
-    LLAMA.replace("{{ m.content }}", "{{ m.content | nofilter }}"),  # a filter jinja2 does not know
-    LLAMA.replace("{% if add_generation_prompt %}", "{% if add_generation_prompt %"),
-])
+@pytest.mark.parametrize(
+    "template",
+    [
+        LLAMA.replace("{% endfor %}", ""),  # an unclosed for
+        LLAMA.replace("{{ m.content }}", "{{ m.content | nofilter }}"),  # a filter jinja2 does not know
+        LLAMA.replace("{% if add_generation_prompt %}", "{% if add_generation_prompt %"),
+    ],
+)
 def test_syntax_error_at_its_line(tmp_path, template):
     import jinja2
     from transformers.utils.chat_template_utils import _compile_jinja_template
@@ -130,17 +152,24 @@ def test_syntax_error_at_its_line(tmp_path, template):
     line_text = config.splitlines()[rows[0]["range"]["start"]["line"]]
     assert line_text.lstrip().startswith('"chat_template"')
     start = rows[0]["range"]["start"]["character"]
-    decoded = json.loads(line_text[line_text.index(":") + 1:].strip().rstrip(","))
+    decoded = json.loads(line_text[line_text.index(":") + 1 :].strip().rstrip(","))
     assert decoded.count("\n") + 1 >= e.value.lineno and start > line_text.index(":")
 
 
-@pytest.mark.parametrize("edit, code", [
-    (lambda t: "{% if messages[0]['role'] == 'system' %}{{ raise_exception('no system') }}{% endif %}" + t,
-     "chat-template-rejects"),
-    (lambda t: "{{ raise_exception('never') }}" + t, "chat-template-render"),
-    (lambda t: t.replace("{% if add_generation_prompt %}", "{% if not add_generation_prompt %}"),
-     "chat-template-generation-prompt"),
-])
+@pytest.mark.parametrize(
+    "edit, code",
+    [
+        (
+            lambda t: "{% if messages[0]['role'] == 'system' %}{{ raise_exception('no system') }}{% endif %}" + t,
+            "chat-template-rejects",
+        ),
+        (lambda t: "{{ raise_exception('never') }}" + t, "chat-template-render"),
+        (
+            lambda t: t.replace("{% if add_generation_prompt %}", "{% if not add_generation_prompt %}"),
+            "chat-template-generation-prompt",
+        ),
+    ],
+)
 def test_injected_defects(tmp_path, edit, code):
     folder = _folder(tmp_path, edit(LLAMA))
     assert code in expected(folder)
@@ -175,7 +204,10 @@ def test_missing(tmp_path):
 
 def test_check_a_jinja_file_and_an_unclosed_for(tmp_path):
     folder = _folder(tmp_path, None, {"chat_template.jinja": LLAMA.replace("{% endfor %}", "{% endfor")})
-    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", str(tmp_path / "model" / "chat_template.jinja")],
-                       capture_output=True, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", "check", str(tmp_path / "model" / "chat_template.jinja")],
+        capture_output=True,
+        timeout=120,
+    )
     assert p.returncode == 1 and b"chat-template-syntax" in p.stdout, p
     assert folder

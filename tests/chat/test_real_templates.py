@@ -8,18 +8,21 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-
-from tests.chat import oracle
-from tests.chat_fixtures import TEMPLATE_PATHS
 from tokenizer_lsp.core.chat.apply import apply
 from tokenizer_lsp.core.chat.chats import sample, standard_chats, with_next_turn
 from tokenizer_lsp.core.chat.checks import template_findings
 from tokenizer_lsp.core.chat.context import ChatContext
 
+from tests.chat import oracle
+from tests.chat_fixtures import TEMPLATE_PATHS
+
 SPECIAL = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
-CHATS = [sample()] + [c for _, c in standard_chats().values()] + \
-    [with_next_turn(c) for _, c in standard_chats().values()] + \
-    [{**c, "add_generation_prompt": True} for _, c in standard_chats().values()]
+CHATS = (
+    [sample()]
+    + [c for _, c in standard_chats().values()]
+    + [with_next_turn(c) for _, c in standard_chats().values()]
+    + [{**c, "add_generation_prompt": True} for _, c in standard_chats().values()]
+)
 
 
 def test_there_are_real_templates():

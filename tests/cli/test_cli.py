@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from tokenizer_lsp.core.detect import content_kind
 from tokenizer_lsp.core.index import build_index
 
@@ -16,8 +15,12 @@ GPT2_STYLE = ROOT / "examples" / "gpt2-style"
 
 
 def check(*args, cwd=None):
-    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json", *map(str, args)],
-                       capture_output=True, text=True, cwd=cwd)
+    p = subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+    )
     return p.returncode, (json.loads(p.stdout) if p.stdout.strip() else []), p.stderr
 
 
@@ -27,8 +30,10 @@ def test_each_merges_file_is_checked_against_its_own_vocabulary(tmp_path):
     encoder, bpe = corpus_file("gpt2-openai/encoder.json"), corpus_file("gpt2-openai/vocab.bpe")
     mine = tmp_path / "mine"
     shutil.copytree(GPT2_STYLE, mine)
-    for order in ([mine / "vocab.json", mine / "merges.txt", encoder, bpe],
-                  [mine / "merges.txt", encoder, bpe, mine / "vocab.json"]):
+    for order in (
+        [mine / "vocab.json", mine / "merges.txt", encoder, bpe],
+        [mine / "merges.txt", encoder, bpe, mine / "vocab.json"],
+    ):
         code, rows, _ = check(*order)
         assert code == 0, [r for r in rows if r["severity"] == "error"][:3]
         assert not [r for r in rows if r["code"].startswith("merge-")]
@@ -38,16 +43,21 @@ def test_each_merges_file_is_checked_against_its_own_vocabulary(tmp_path):
     lone.write_text("#version: 0.2\nĠ t\nĠ zzz\n", encoding="utf-8")
     code, rows, _ = check(encoder, lone)
     assert code == 1 and [(r["code"], r["range"]["start"]["line"]) for r in rows if r["path"] == str(lone)] == [
-        ("merge-result-missing", 2), ("merge-unknown-token", 2)]
+        ("merge-result-missing", 2),
+        ("merge-unknown-token", 2),
+    ]
 
 
-@pytest.mark.parametrize("name,text", [
-    ("counts.txt", "the 1061396\nof 593677\nand 416629\nto 411239\n"),
-    ("shader.txt", "#version 330 core\nlayout (location = 0) in vec3 aPos;\nvoid main() {}\n"),
-    ("notes.md", "#version history\n\nWe shipped a new tokenizer.\n"),
-    ("config.json", '{"model": "gpt-4", "vocab": 5, "merges": [1, 2}'),
-    ("package.json", '{"name": "x", "added_tokens": 3, "dependencies": {'),
-])
+@pytest.mark.parametrize(
+    "name,text",
+    [
+        ("counts.txt", "the 1061396\nof 593677\nand 416629\nto 411239\n"),
+        ("shader.txt", "#version 330 core\nlayout (location = 0) in vec3 aPos;\nvoid main() {}\n"),
+        ("notes.md", "#version history\n\nWe shipped a new tokenizer.\n"),
+        ("config.json", '{"model": "gpt-4", "vocab": 5, "merges": [1, 2}'),
+        ("package.json", '{"name": "x", "added_tokens": 3, "dependencies": {'),
+    ],
+)
 def test_other_files_are_not_claimed(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -81,6 +91,9 @@ def test_decode_reports_a_break_in_merges_parsed_apart(tmp_path):
     data = corpus_file("llama2/tokenizer.json").read_bytes()
     cut = data.index(b'",', data.index(b'"merges"') + 50000)
     (tmp_path / "tokenizer.json").write_bytes(data[:cut] + b'"' + data[cut:])
-    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "decode", str(tmp_path / "tokenizer.json")],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", "decode", str(tmp_path / "tokenizer.json")],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 1 and "invalid JSON" in p.stderr and p.stdout == ""

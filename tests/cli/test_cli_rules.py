@@ -20,7 +20,6 @@ import threading
 import pytest
 import tiktoken
 import tokenizers
-
 from tokenizer_lsp.cli import progress as progress_module
 from tokenizer_lsp.cli.report import summary_line
 
@@ -33,8 +32,7 @@ COMMANDS = ("check", "decode", "stats", "encode", "diff")
 
 
 def cli(*args, stdin: bytes | None = b""):
-    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", *map(str, args)], input=stdin,
-                       capture_output=True)
+    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", *map(str, args)], input=stdin, capture_output=True)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
@@ -69,6 +67,7 @@ def not_utf8_count(tokens) -> int:
 
 # ---- one exit code per input ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_broken_tokenizer_file_is_1_for_every_command(tmp_path, command):
     """Truncated JSON is a `json-syntax` error: 1 from every command, as `check` gives it."""
@@ -86,8 +85,11 @@ def test_not_a_tokenizer_unreadable_and_an_empty_folder_are_2_for_every_command(
     notes.write_text("the 1061396\nof 593677\n", encoding="utf-8")
     empty = tmp_path / "empty"
     empty.mkdir()
-    for path, said in ((notes, "not a tokenizer file"), (tmp_path / "missing.json", "cannot read"),
-                       (empty, "no tokenizer file in this folder")):
+    for path, said in (
+        (notes, "not a tokenizer file"),
+        (tmp_path / "missing.json", "cannot read"),
+        (empty, "no tokenizer file in this folder"),
+    ):
         code, _, err = run_each(command, path)
         assert code == 2 and said in err and "Traceback" not in err, (path, err)
 
@@ -119,11 +121,14 @@ def test_a_corpus_file_with_an_error_is_1_for_check_and_stats_alike(tmp_path):
 
 # ---- options anywhere ----------------------------------------------------------------------------
 
+
 def test_options_may_stand_between_the_arguments():
     want = tokenizers.Tokenizer.from_file(str(EXAMPLE)).encode("Hello world", add_special_tokens=True).ids
-    orders = (["encode", EXAMPLE, "--special", "Hello world", "--format", "json"],
-              ["encode", "--format", "json", EXAMPLE, "Hello world", "--special"],
-              ["encode", "--special", "--format", "json", EXAMPLE, "Hello world"])
+    orders = (
+        ["encode", EXAMPLE, "--special", "Hello world", "--format", "json"],
+        ["encode", "--format", "json", EXAMPLE, "Hello world", "--special"],
+        ["encode", "--special", "--format", "json", EXAMPLE, "Hello world"],
+    )
     for args in orders:
         code, out, err = cli(*args)
         assert code == 0, err
@@ -131,8 +136,9 @@ def test_options_may_stand_between_the_arguments():
 
 
 def test_check_takes_paths_on_both_sides_of_an_option():
-    code, out, _ = cli("check", GPT2_STYLE / "vocab.json", "--format", "json", EXAMPLE,
-                       "--severity", "unreachable-token=off")
+    code, out, _ = cli(
+        "check", GPT2_STYLE / "vocab.json", "--format", "json", EXAMPLE, "--severity", "unreachable-token=off"
+    )
     assert code == 0
     assert {r["path"] for r in json.loads(out)} == {str(GPT2_STYLE / "vocab.json"), str(EXAMPLE)}
 
@@ -141,8 +147,9 @@ def test_diff_takes_pattern_like_encode():
     from tiktoken.load import load_tiktoken_bpe
 
     pattern = r"""'s|'t| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+"""
-    enc = tiktoken.Encoding("tiny", pat_str=pattern, mergeable_ranks=load_tiktoken_bpe(str(TIKTOKEN)),
-                            special_tokens={})
+    enc = tiktoken.Encoding(
+        "tiny", pat_str=pattern, mergeable_ranks=load_tiktoken_bpe(str(TIKTOKEN)), special_tokens={}
+    )
     text = "Hello world, hello"
     code, out, err = cli("diff", TIKTOKEN, "--text", text, TIKTOKEN, "--pattern", pattern, "--format", "json")
     assert code == 0, err
@@ -153,6 +160,7 @@ def test_diff_takes_pattern_like_encode():
 
 
 # ---- the summary line and hidden hints -------------------------------------------------------------
+
 
 def parse_summary(line: str) -> tuple[dict[str, int], int]:
     """{severity: count} and the number of hidden hints, read from the summary line."""
@@ -171,9 +179,11 @@ def parse_summary(line: str) -> tuple[dict[str, int], int]:
 
 @pytest.mark.parametrize("target", ["example", "gpt2-openai", "qwen3-folder"])
 def test_summary_counts_are_the_json_counts_and_hints_are_hidden_unless_asked(target):
-    paths = {"example": [EXAMPLE],
-             "gpt2-openai": [corpus_file("gpt2-openai/encoder.json"), corpus_file("gpt2-openai/vocab.bpe")],
-             "qwen3-folder": [corpus_file("qwen3/tokenizer.json").parent]}[target]
+    paths = {
+        "example": [EXAMPLE],
+        "gpt2-openai": [corpus_file("gpt2-openai/encoder.json"), corpus_file("gpt2-openai/vocab.bpe")],
+        "qwen3-folder": [corpus_file("qwen3/tokenizer.json").parent],
+    }[target]
     off = ("--severity", "unreachable-token=off")  # the engine's set: tested in test_unreachable.py
     code_j, out_j, _ = cli("check", *paths, "--format", "json", *off)
     rows = json.loads(out_j)
@@ -213,21 +223,25 @@ def test_a_clean_file_says_so(tmp_path):
 def test_summary_line_wording():
     from collections import Counter
 
-    assert summary_line(Counter(error=2, information=12, hint=1562), 1, False) == \
-        "Found 2 errors, 12 information in 1 file; 1562 hints hidden (--show-hints)"
+    assert (
+        summary_line(Counter(error=2, information=12, hint=1562), 1, False)
+        == "Found 2 errors, 12 information in 1 file; 1562 hints hidden (--show-hints)"
+    )
     assert summary_line(Counter(warning=1), 3, False) == "Found 1 warning in 3 files"
     assert summary_line(Counter(hint=1), 1, True) == "Found 1 hint in 1 file"
-    assert summary_line(Counter(), 0, False, failed_files=1) == "Nothing found in 0 files; 1 path not checked (see above)"
+    assert (
+        summary_line(Counter(), 0, False, failed_files=1) == "Nothing found in 0 files; 1 path not checked (see above)"
+    )
 
 
 # ---- terminals ------------------------------------------------------------------------------------
+
 
 def test_a_bare_start_on_a_terminal_says_how_to_use_it():
     """Not an LSP server waiting silently for a person at a terminal."""
     primary, secondary = pty.openpty()
     try:
-        p = subprocess.run([sys.executable, "-m", "tokenizer_lsp"], stdin=secondary, capture_output=True,
-                           timeout=60)
+        p = subprocess.run([sys.executable, "-m", "tokenizer_lsp"], stdin=secondary, capture_output=True, timeout=60)
     finally:
         os.close(secondary)
         os.close(primary)

@@ -11,20 +11,20 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import corpus_file
-from tokenizer_lsp.core.formats.registry import plugins
-
 import sentencepiece as spm  # third-party engine, not our code
 from sentencepiece import sentencepiece_model_pb2 as pb2
+from tokenizer_lsp.core.formats.registry import plugins
+
+from tests.conftest import corpus_file
 
 DATA = Path(__file__).parent.parent / "data" / "sentencepiece"
 UNIGRAM = DATA / "botchan_en_unigram_1000.model"
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_a_folder_holding_only_a_tokenizer_model(tmp_path):
@@ -46,7 +46,9 @@ def test_binary_and_text_files_in_one_check(tmp_path):
     assert by_path[str(model)]["range"] is None and isinstance(by_path[str(llama)]["range"], dict)
     p = cli("check", "--show-hints", model)
     sp = spm.SentencePieceProcessor(model_file=str(model))
-    first_fragment = next(i for i in range(sp.get_piece_size()) if sp.is_byte(i) and int(sp.id_to_piece(i)[3:5], 16) >= 0x80)
+    first_fragment = next(
+        i for i in range(sp.get_piece_size()) if sp.is_byte(i) and int(sp.id_to_piece(i)[3:5], 16) >= 0x80
+    )
     assert f"{model}:#{first_fragment}: hint utf8-fragment" in p.stdout
 
 
@@ -103,13 +105,19 @@ def test_diff_names_the_pieces_scores_and_types_that_changed(tmp_path):
     assert [e["token"] for e in d["vocab"]["rescored"]] == [m.pieces[rescored].piece]
     assert [e["token"] for e in d["vocab"]["removed"]] == [gone]
     assert [a["content"] for a in d["added_tokens"]["added"]] == [m.pieces[retyped].piece]
-    assert [(t["token"], t["old_type"], t["new_type"]) for t in d["types"]] == \
-        [(m.pieces[retyped].piece, "NORMAL", "USER_DEFINED")]
+    assert [(t["token"], t["old_type"], t["new_type"]) for t in d["types"]] == [
+        (m.pieces[retyped].piece, "NORMAL", "USER_DEFINED")
+    ]
     assert cli("diff", UNIGRAM, UNIGRAM).returncode == 0
 
 
 def test_diff_vocab_txt_against_its_tokenizer_json():
-    p = cli("diff", "--format", "json", corpus_file("all-minilm-l6-v2/vocab.txt"),
-            corpus_file("all-minilm-l6-v2/tokenizer.json"))
+    p = cli(
+        "diff",
+        "--format",
+        "json",
+        corpus_file("all-minilm-l6-v2/vocab.txt"),
+        corpus_file("all-minilm-l6-v2/tokenizer.json"),
+    )
     d = json.loads(p.stdout)
     assert p.returncode == 0 and d["same"], d["counts"]

@@ -15,8 +15,12 @@ from tests.cli.test_encode_added_tokens_json import whisper_like
 
 
 def diff(old, new) -> tuple[int, dict]:
-    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "diff", "--format", "json", str(old), str(new)],
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", "diff", "--format", "json", str(old), str(new)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode in (0, 1), p.stderr
     return p.returncode, json.loads(p.stdout)
 
@@ -24,6 +28,7 @@ def diff(old, new) -> tuple[int, dict]:
 @pytest.mark.parametrize("gap", [0, 3], ids=["ids-after-the-vocab", "ids-with-a-gap"])
 def test_the_folder_is_the_tokenizer_transformers_loads(tmp_path, gap):
     import transformers
+
     folder = tmp_path / "whisper-like"
     added = whisper_like(folder, gap)
     auto = transformers.AutoTokenizer.from_pretrained(str(folder))
@@ -43,6 +48,7 @@ def test_a_folder_without_its_added_tokens_differs_by_them(tmp_path):
     """The same folder with added_tokens.json emptied: what the diff lists is what
     transformers adds for the full one, at the ids it gives."""
     import transformers
+
     full, bare = tmp_path / "full", tmp_path / "bare"
     added = whisper_like(full, 3)
     whisper_like(bare, 3)

@@ -18,7 +18,9 @@ MISTRAL_DATA = files(mistral_common) / "data"  # Mistral's .model files v1-v7 sh
 
 
 def cli(*args):
-    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True, text=True, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True, text=True, check=False
+    )
     return p.returncode, p.stdout, p.stderr
 
 
@@ -39,9 +41,11 @@ def test_mistral_v1_against_v3_says_every_id_shifted_by_one_offset():
     code, out, err = cli("diff", v1, v3)
     assert code == 1, err
     lines = out.splitlines()
-    want = [f"verdict: {len(inserted):,} tokens inserted at ids {inserted[0]}–{inserted[-1]}",
-            f"verdict: every id from {first} on shifted by {shift:+d} ({len(moved):,} tokens, old ids "
-            f"{first}–{old.get_piece_size() - 1}); ids 0–{first - 1} kept"]
+    want = [
+        f"verdict: {len(inserted):,} tokens inserted at ids {inserted[0]}–{inserted[-1]}",
+        f"verdict: every id from {first} on shifted by {shift:+d} ({len(moved):,} tokens, old ids "
+        f"{first}–{old.get_piece_size() - 1}); ids 0–{first - 1} kept",
+    ]
     assert lines[2:4] == want  # before the counts and the lists
     assert (shift, len(moved), first) == (768, 31997, 3)  # the figures the issue names, as sentencepiece says
     code, out, _ = cli("diff", "--format", "json", v1, v3)
@@ -71,8 +75,10 @@ def test_check_of_a_gguf_against_another_models_folder_says_so_first():
     code, out, err = cli("check", g, folder)
     assert code == 1, err
     first = out.splitlines()[0]
-    assert first.startswith(f"{g}:tokenizer.ggml.tokens: error gguf-mismatch different tokenizers: "
-                            f"the GGUF has {n_gguf:,} tokens, HF has {n_hf:,}; "), first
+    assert first.startswith(
+        f"{g}:tokenizer.ggml.tokens: error gguf-mismatch different tokenizers: "
+        f"the GGUF has {n_gguf:,} tokens, HF has {n_hf:,}; "
+    ), first
     assert "more ids whose token differs" not in out
 
 

@@ -25,14 +25,19 @@ from tokenizer_lsp.core.behaviour.loaded import LoadError
 from tests.conftest import corpus_file, process_state
 from tests.lsp.harness import capabilities
 
-TOKENIZER_JSONS = ["qwen3/tokenizer.json", "llama3/tokenizer.json", "gemma3/tokenizer.json",
-                   "llama2/tokenizer.json", "all-minilm-l6-v2/tokenizer.json"]
+TOKENIZER_JSONS = [
+    "qwen3/tokenizer.json",
+    "llama3/tokenizer.json",
+    "gemma3/tokenizer.json",
+    "llama2/tokenizer.json",
+    "all-minilm-l6-v2/tokenizer.json",
+]
 PAIRS = [("gpt2-openai/encoder.json", "gpt2-openai/vocab.bpe"), ("whisper-gpt2/vocab.json", "whisper-gpt2/merges.txt")]
 O200K = "openai-tiktoken/o200k_base.tiktoken"
 
 SAMPLES = {
     "multilingual": "The quick brown fox. Der Bär läuft über die Straße. 我们今天去北京。 Привет, мир! "
-                    "こんにちは世界 مرحبا بالعالم नमस्ते दुनिया ελληνικά",
+    "こんにちは世界 مرحبا بالعالم नमस्ते दुनिया ελληνικά",
     "code": 'def f(x):\n\treturn {"a": [1, 2.5e-3]}  # ok\n\nif (a != b && c >= 0) { x += 1; }\n',
     "emoji": "Hi 👋🏽 family 👨‍👩‍👧 flags 🇫🇷🇯🇵 ok ✔️ 𝕏",
     "whitespace": "a\tb\t\tc\r\nd\r\n\r\n    e      f\n\n\n  \t \u00a0g\u3000h ",
@@ -82,7 +87,7 @@ def check_offsets(result: dict, text: str, exact_text: bool) -> None:
         data = bytes.fromhex(t["bytes"])
         assert t["text"] == (data.decode("utf-8") if _valid(data) else None)
         if exact_text and t["text"] is not None and t["end"] > t["start"]:
-            assert no_surrogates(text)[t["start"]:t["end"]] == t["text"], t
+            assert no_surrogates(text)[t["start"] : t["end"]] == t["text"], t
     assert result["ids"] == [t["id"] for t in result["tokens"]]
 
 
@@ -164,6 +169,7 @@ def test_split_surrogate_pair_offsets_point_into_the_text_as_given():
 
 # ---- loading: known encodings, patterns, refusals ----------------------------------------------
 
+
 def test_renamed_and_rewritten_o200k_is_recognised_by_content(tmp_path):
     data = corpus_file(O200K).read_bytes()
     (tmp_path / "renamed.tiktoken").write_bytes(data)
@@ -192,7 +198,7 @@ def test_a_defect_is_reported_where_and_why(tmp_path):
     column of the bad entry, and what is wrong with it."""
     text = corpus_file("llama2/tokenizer.json").read_text(encoding="utf-8")
     at = text.index('"▁the": ')
-    bad = text[:at] + '"▁the": "278"' + text[text.index(",", at):]
+    bad = text[:at] + '"▁the": "278"' + text[text.index(",", at) :]
     line = bad.count("\n", 0, at) + 1
     with pytest.raises(LoadError) as err:
         load_tokenizer(bad.encode(), "tokenizer.json")
@@ -228,9 +234,15 @@ def test_a_merges_file_without_vocabulary_is_refused(tmp_path):
 
 # ---- command line -------------------------------------------------------------------------------
 
+
 def cli(*args, stdin: bytes | None = None):
-    return subprocess.run([sys.executable, "-m", "tokenizer_lsp", *map(str, args)], check=False, input=stdin,
-                          capture_output=True, text=stdin is None)
+    return subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *map(str, args)],
+        check=False,
+        input=stdin,
+        capture_output=True,
+        text=stdin is None,
+    )
 
 
 def test_cli_json_and_text():
@@ -265,6 +277,7 @@ def test_cli_file_and_stdin_keep_exact_bytes(tmp_path):
 
 # ---- the helper process -------------------------------------------------------------------------
 
+
 async def test_worker_exits_when_idle_and_restarts(monkeypatch):
     from tokenizer_lsp.lsp.engine_client import EngineClient
 
@@ -286,8 +299,9 @@ async def test_worker_exits_when_idle_and_restarts(monkeypatch):
         assert got["ids"] == want and client.starts == 2
         with pytest.raises(LoadError):  # a broken file is the user's problem, and the worker lives on
             await client.encode(("v", 2), data[:100], str(vocab), companion, "x")
-        assert (await client.encode(("v", 1), data, str(vocab), companion, "hi"))["ids"] == \
-            pair_reference(*PAIRS[0]).encode("hi").ids
+        assert (await client.encode(("v", 1), data, str(vocab), companion, "hi"))["ids"] == pair_reference(
+            *PAIRS[0]
+        ).encode("hi").ids
         assert client.starts == 2
     finally:
         client.close()
@@ -312,13 +326,20 @@ async def test_a_request_that_takes_too_long_ends_with_a_clear_error(monkeypatch
 def test_the_worker_survives_a_bad_request():
     from tokenizer_lsp.engine import read_frame, write_frame
 
-    proc = subprocess.Popen([sys.executable, "-m", "tokenizer_lsp.engine.worker"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tokenizer_lsp.engine.worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        bufsize=0,
+    )
     try:
         vocab = corpus_file("gpt2-openai/encoder.json")
         merges = corpus_file("gpt2-openai/vocab.bpe").read_bytes()
-        write_frame(proc.stdin.fileno(), {"op": "encode", "key": 1, "data": vocab.read_bytes(),
-                                          "path": str(vocab), "companion": merges})  # no "text"
+        write_frame(
+            proc.stdin.fileno(),
+            {"op": "encode", "key": 1, "data": vocab.read_bytes(), "path": str(vocab), "companion": merges},
+        )  # no "text"
         assert "error" in read_frame(proc.stdout.fileno())
         write_frame(proc.stdin.fileno(), {"op": "encode", "key": 1, "text": "hi"})  # loaded once, kept
         assert read_frame(proc.stdout.fileno())["result"]["ids"] == pair_reference(*PAIRS[0]).encode("hi").ids
@@ -343,13 +364,20 @@ def test_the_worker_dies_with_its_server_even_when_its_stdin_stays_open():
 
     read_end, write_end = os.pipe()
     server = subprocess.Popen(
-        [sys.executable, "-c",
-         ("import subprocess, sys, time\n"
-         f"w = subprocess.Popen([sys.executable, '-m', 'tokenizer_lsp.engine.worker'], stdin={read_end}, "
-         "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-         "print(w.pid, flush=True)\n"
-         "time.sleep(120)\n")],
-        stdout=subprocess.PIPE, pass_fds=(read_end,))
+        [
+            sys.executable,
+            "-c",
+            (
+                "import subprocess, sys, time\n"
+                f"w = subprocess.Popen([sys.executable, '-m', 'tokenizer_lsp.engine.worker'], stdin={read_end}, "
+                "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+                "print(w.pid, flush=True)\n"
+                "time.sleep(120)\n"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        pass_fds=(read_end,),
+    )
     try:
         worker = int(server.stdout.readline())
         time.sleep(1.0)  # the worker is up and waiting for a request that never comes
@@ -369,6 +397,7 @@ def test_the_worker_dies_with_its_server_even_when_its_stdin_stays_open():
 
 # ---- over LSP -----------------------------------------------------------------------------------
 
+
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
 async def client(lsp_client: LanguageClient):
     @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
@@ -383,7 +412,8 @@ async def client(lsp_client: LanguageClient):
 
 async def execute(client, *arguments):
     return await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="tokenizer-lsp.encode", arguments=list(arguments)))
+        types.ExecuteCommandParams(command="tokenizer-lsp.encode", arguments=list(arguments))
+    )
 
 
 async def test_lsp_encode_uses_the_unsaved_text(client: LanguageClient, tmp_path):
@@ -396,8 +426,9 @@ async def test_lsp_encode_uses_the_unsaved_text(client: LanguageClient, tmp_path
     shutil.copy(corpus_file("gpt2-openai/vocab.bpe"), folder / "vocab.bpe")
     text = (folder / "encoder.json").read_text(encoding="utf-8")
     uri = (folder / "encoder.json").as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     sample = "Hello world, 你好 👋\r\n\tend"
     want = pair_reference(*PAIRS[0]).encode(sample).ids
     got = await execute(client, uri, sample)
@@ -410,14 +441,26 @@ async def test_lsp_encode_uses_the_unsaved_text(client: LanguageClient, tmp_path
 
     at = text.index('"Hello": 15496') + len('"Hello": ')
     assert "\n" not in text[:at]
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        [types.TextDocumentContentChangePartial(
-            range=types.Range(types.Position(0, at), types.Position(0, at + 5)), text="99999")]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(0, at), types.Position(0, at + 5)), text="99999"
+                )
+            ],
+        )
+    )
     got = await execute(client, uri, "Hello")  # at once: the edit is not indexed yet
     assert got["ids"] == [99999]
-    assert got["tokens"][0] == {"id": 99999, "token": "Hello", "bytes": b"Hello".hex(), "text": "Hello",
-                                "start": 0, "end": 5}
+    assert got["tokens"][0] == {
+        "id": 99999,
+        "token": "Hello",
+        "bytes": b"Hello".hex(),
+        "text": "Hello",
+        "start": 0,
+        "end": 5,
+    }
 
 
 async def test_lsp_encode_errors(client: LanguageClient, tmp_path):
@@ -425,14 +468,20 @@ async def test_lsp_encode_errors(client: LanguageClient, tmp_path):
         await execute(client, (tmp_path / "tokenizer.json").as_uri(), "x")
     path = tmp_path / "tokenizer.json"
     text = corpus_file("llama2/tokenizer.json").read_text(encoding="utf-8")
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=path.as_uri(), language_id="json", version=1, text=text[: len(text) // 3])))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=path.as_uri(), language_id="json", version=1, text=text[: len(text) // 3])
+        )
+    )
     with pytest.raises(Exception, match="json-syntax"):
         await execute(client, path.as_uri(), "x")
     ranks = tmp_path / "mine.tiktoken"
     head = b"".join(corpus_file(O200K).read_bytes().splitlines(keepends=True)[:300])
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=ranks.as_uri(), language_id="tiktoken", version=1, text=head.decode())))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=ranks.as_uri(), language_id="tiktoken", version=1, text=head.decode())
+        )
+    )
     with pytest.raises(Exception, match="pattern"):
         await execute(client, ranks.as_uri(), "hello")
     got = await execute(client, ranks.as_uri(), "hello", {"pattern": r"\w+"})

@@ -57,6 +57,7 @@ def tokenizers_reference(folder: Path, added: dict[str, int]):
 
 def test_cli_encode_matches_added_tokens_json_entries(tmp_path):
     import transformers
+
     folder = tmp_path / "whisper-like"
     added = whisper_like(folder)
     auto = transformers.AutoTokenizer.from_pretrained(str(folder))
@@ -72,14 +73,16 @@ def test_cli_encode_matches_added_tokens_json_entries(tmp_path):
         # an added token's row is its own text, not a byte-level decoding of it
         rows = {r["id"]: r for r in result["tokens"]}
         assert {rows[i]["text"] for i in added.values()} == set(added)
-        assert [SAMPLE[r["start"]:r["end"]] for r in result["tokens"] if r["id"] in added.values()] == \
-            [auto.convert_ids_to_tokens(i) for i in want if i in added.values()]
+        assert [SAMPLE[r["start"] : r["end"]] for r in result["tokens"] if r["id"] in added.values()] == [
+            auto.convert_ids_to_tokens(i) for i in want if i in added.values()
+        ]
 
 
 def test_cli_encode_says_when_the_file_ids_are_not_those_given(tmp_path):
     """Ids with a gap after the vocabulary: transformers gives the next free ids in order;
     encode gives those too and says which entries differ from the file."""
     import transformers
+
     folder = tmp_path / "gapped"
     added = whisper_like(folder, gap=3)
     auto = transformers.AutoTokenizer.from_pretrained(str(folder))
@@ -97,6 +100,7 @@ def test_cli_encode_with_whisper_many_timestamp_tokens(tmp_path):
     """Whisper's folders add 1.5k timestamp tokens (`<|0.00|>` ... `<|30.00|>`) after a few
     specials: every one matched, with transformers' ids."""
     import transformers
+
     folder = tmp_path / "timestamps"
     slow_folder(folder, {})
     n = len(json.loads((folder / "vocab.json").read_text(encoding="utf-8")))
@@ -111,9 +115,18 @@ def test_cli_encode_with_whisper_many_timestamp_tokens(tmp_path):
     assert json.loads(out)["ids"] == want
 
 
-@pytest.mark.parametrize("config", [{"tokenizer_class": "GPT2Tokenizer"},  # the class's default <|endoftext|>
-                                    {"tokenizer_class": "GPT2Tokenizer", "eos_token": "<|endoftext|>",
-                                     "bos_token": "<|endoftext|>", "unk_token": "<|endoftext|>"}])
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"tokenizer_class": "GPT2Tokenizer"},  # the class's default <|endoftext|>
+        {
+            "tokenizer_class": "GPT2Tokenizer",
+            "eos_token": "<|endoftext|>",
+            "bos_token": "<|endoftext|>",
+            "unk_token": "<|endoftext|>",
+        },
+    ],
+)
 def test_the_folder_special_tokens_are_matched_whole(tmp_path, config):
     """GPT-2's real vocab.json + merges.txt (whisper's copy) in a folder with a
     tokenizer_config.json and no added_tokens.json: `<|endoftext|>`, a vocab token the
@@ -121,6 +134,7 @@ def test_the_folder_special_tokens_are_matched_whole(tmp_path, config):
     import shutil
 
     import transformers
+
     from tests.conftest import corpus_file
 
     folder = tmp_path / "gpt2"
@@ -139,6 +153,7 @@ def test_the_folder_special_tokens_are_matched_whole(tmp_path, config):
 
 def test_a_special_token_the_folder_lacks_is_said(tmp_path):
     import transformers
+
     folder = tmp_path / "lacking"
     whisper_like(folder)
     config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
@@ -159,16 +174,25 @@ client = make_fixture()  # the harness's session (utf-16, refreshes answered)
 
 async def test_lsp_encode_matches_added_tokens_json_entries(client: LanguageClient, tmp_path):
     import transformers  # noqa: F401 (the oracle must be there: a failure, not a skip)
+
     folder = tmp_path / "whisper-like"
     added = whisper_like(folder)
     want = tokenizers_reference(folder, added).encode(SAMPLE).ids
     for name in ("vocab.json", "merges.txt"):
         path = folder / name
-        client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-            uri=path.as_uri(), language_id="json" if name.endswith("json") else "plaintext", version=1,
-            text=path.read_text(encoding="utf-8"))))
-        got = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-            command="tokenizer-lsp.encode", arguments=[path.as_uri(), SAMPLE]))
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(
+                    uri=path.as_uri(),
+                    language_id="json" if name.endswith("json") else "plaintext",
+                    version=1,
+                    text=path.read_text(encoding="utf-8"),
+                )
+            )
+        )
+        got = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="tokenizer-lsp.encode", arguments=[path.as_uri(), SAMPLE])
+        )
         assert got["ids"] == want, name
 
 
@@ -178,13 +202,21 @@ async def test_lsp_encode_follows_added_tokens_json_on_disk(client: LanguageClie
     folder = tmp_path / "whisper-like"
     added = whisper_like(folder)
     path = folder / "vocab.json"
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-        uri=path.as_uri(), language_id="json", version=1, text=path.read_text(encoding="utf-8"))))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(
+                uri=path.as_uri(), language_id="json", version=1, text=path.read_text(encoding="utf-8")
+            )
+        )
+    )
     text = SAMPLE + "<|fr|>"
 
     async def ids():
-        return (await client.workspace_execute_command_async(types.ExecuteCommandParams(
-            command="tokenizer-lsp.encode", arguments=[path.as_uri(), text])))["ids"]
+        return (
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command="tokenizer-lsp.encode", arguments=[path.as_uri(), text])
+            )
+        )["ids"]
 
     assert await ids() == tokenizers_reference(folder, added).encode(text).ids
     more = {**added, "<|fr|>": max(added.values()) + 1}
@@ -196,22 +228,29 @@ async def test_lsp_encode_follows_added_tokens_json_on_disk(client: LanguageClie
 
 def _unreachable_ids(folder: Path, cache: Path) -> set[int]:
     env = {**os.environ, "TOKENIZER_LSP_CACHE_DIR": str(cache)}  # a user's cache, kept between runs
-    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", str(folder), "--format", "json", "--show-hints"],
-                       capture_output=True, text=True, env=env)
+    p = subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", "check", str(folder), "--format", "json", "--show-hints"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     rc, out, err = p.returncode, p.stdout, p.stderr
     assert rc in (0, 1), err
-    return {int(f["message"].split("id ")[1].split(")")[0]) for f in json.loads(out) if f["code"] == "unreachable-token"}
+    return {
+        int(f["message"].split("id ")[1].split(")")[0]) for f in json.loads(out) if f["code"] == "unreachable-token"
+    }
 
 
 def test_check_calls_no_token_the_folder_matches_whole_unreachable(tmp_path):
     # whisper's vocab.json + merges.txt: `<|endoftext|>` is a vocab entry no merge builds.
     # Read by transformers as a GPT2Tokenizer folder it is the class's bos/eos/unk token,
     # matched whole; the pair alone (tokenizers' BPE) splits it
-    from tests.conftest import corpus_file
+    import transformers
     from tokenizers import Tokenizer, pre_tokenizers
     from tokenizers.models import BPE
 
-    import transformers
+    from tests.conftest import corpus_file
+
     folder = tmp_path / "whisper"
     folder.mkdir()
     for name in ("vocab.json", "merges.txt"):
@@ -227,8 +266,9 @@ def test_check_calls_no_token_the_folder_matches_whole_unreachable(tmp_path):
     # whisper's own layout: its added tokens after the vocabulary, named special
     added = {"<|startoftranscript|>": len(vocab), "<|en|>": len(vocab) + 1}
     (folder / "added_tokens.json").write_text(json.dumps(added), encoding="utf-8")
-    (folder / "tokenizer_config.json").write_text(json.dumps(
-        {"tokenizer_class": "WhisperTokenizer", "additional_special_tokens": list(added)}), encoding="utf-8")
+    (folder / "tokenizer_config.json").write_text(
+        json.dumps({"tokenizer_class": "WhisperTokenizer", "additional_special_tokens": list(added)}), encoding="utf-8"
+    )
     tok = transformers.AutoTokenizer.from_pretrained(str(folder))
     assert tok("<|endoftext|>", add_special_tokens=False)["input_ids"] == [eot]
     # the same vocab.json and merges.txt as before: a set cached for the pair alone must not

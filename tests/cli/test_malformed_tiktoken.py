@@ -12,7 +12,6 @@ import sys
 import pytest
 from tiktoken.load import load_tiktoken_bpe
 
-
 PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 
@@ -39,8 +38,12 @@ def test_every_command_exits_1_and_names_the_line(files):
         load_tiktoken_bpe(str(broken))
     want = load_tiktoken_bpe(str(ok))  # what is left without the malformed line
     codes = {}
-    for cmd in (["check"], ["encode", "hello", "--pattern", PATTERN], ["decode", "--format", "jsonl"],
-                ["stats", "--format", "json", "--pattern", PATTERN]):
+    for cmd in (
+        ["check"],
+        ["encode", "hello", "--pattern", PATTERN],
+        ["decode", "--format", "jsonl"],
+        ["stats", "--format", "json", "--pattern", PATTERN],
+    ):
         code, out, err = run_cli(cmd[0], str(broken), *cmd[1:])
         codes[cmd[0]] = code
         if cmd[0] in ("decode", "stats"):

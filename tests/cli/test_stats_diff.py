@@ -32,7 +32,9 @@ TOKENIZER_JSONS = [f for f in FACTS if f.endswith("tokenizer.json")]
 
 
 def cli(*args):
-    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True, text=True, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True, text=True, check=False
+    )
     return p.returncode, p.stdout, p.stderr
 
 
@@ -56,6 +58,7 @@ def hf(path: str):
 
 
 # ---- stats -----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("rel", list(FACTS))
 def test_stats_match_the_corpus_facts(rel):
@@ -101,12 +104,14 @@ def test_stats_of_a_file_that_is_not_a_tokenizer(tmp_path):
 
 def test_stats_counts_unreachable_tokens():
     import tokenizer_lsp.core.behaviour.reachability  # noqa: F401 (a broken import fails, never skips)
+
     code, out, err = cli("stats", "--format", "json", corpus_file("gpt2-openai/encoder.json"))
     assert code == 0, err
     assert json.loads(out)[0]["unreachable"] == 1  # `<|endoftext|>` (README)
 
 
 # ---- diff: the same meaning in the other merges form -------------------------------------
+
 
 def other_merges_form(obj: dict) -> dict:
     out = copy.copy(obj)
@@ -135,6 +140,7 @@ def test_diff_against_the_other_merges_form_is_the_same(rel, tmp_path):
 
 
 # ---- diff: injected changes found exactly ------------------------------------------------
+
 
 @cache
 def llama2() -> dict:
@@ -248,8 +254,15 @@ def test_diff_finds_a_changed_normalizer(tmp_path):
 
 
 def test_diff_finds_an_added_token(tmp_path):
-    token = {"id": 32000, "content": "<|tool|>", "single_word": False, "lstrip": False, "rstrip": False,
-             "normalized": False, "special": True}
+    token = {
+        "id": 32000,
+        "content": "<|tool|>",
+        "single_word": False,
+        "lstrip": False,
+        "rstrip": False,
+        "normalized": False,
+        "special": True,
+    }
 
     def edit(obj):
         obj["added_tokens"].append(token)
@@ -323,8 +336,11 @@ def test_diff_text_gives_both_encodings_as_tokenizers_does(tmp_path):
     assert want_old != want_new  # the removed merge matters for this text
     t = d["text"]
     assert (t["old_ids"], t["new_ids"]) == (want_old, want_new)
-    assert (t["old_count"], t["new_count"], t["count_change"]) == (len(want_old), len(want_new),
-                                                                   len(want_new) - len(want_old))
+    assert (t["old_count"], t["new_count"], t["count_change"]) == (
+        len(want_old),
+        len(want_new),
+        len(want_new) - len(want_old),
+    )
     assert code == 1 and d["counts"]["text_encodings"] == 1
     code, out, _ = cli("diff", old, old, "--text", text)
     assert code == 0 and f"both: {len(want_old)} tokens" in out
@@ -346,9 +362,15 @@ def test_diff_of_vocab_json_pairs_and_tiktoken():
 
 def test_diff_of_unigram_scores(tmp_path):
     def unigram(scores):
-        return {"version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": None,
-                "post_processor": None, "decoder": None,
-                "model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], *scores], "byte_fallback": False}}
+        return {
+            "version": "1.0",
+            "added_tokens": [],
+            "normalizer": None,
+            "pre_tokenizer": None,
+            "post_processor": None,
+            "decoder": None,
+            "model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], *scores], "byte_fallback": False},
+        }
 
     old, new = tmp_path / "old.json", tmp_path / "new.json"
     old.write_text(json.dumps(unigram([["a", -1.0], ["b", -2.0]])))
@@ -378,14 +400,15 @@ def test_diff_of_tiktoken_ranks(tmp_path):
     assert d["notes"] == []
 
 
-@pytest.mark.parametrize("rel", ["qwen3/tokenizer.json", "llama2/tokenizer.json", "openai-tiktoken/o200k_base.tiktoken"])
+@pytest.mark.parametrize(
+    "rel", ["qwen3/tokenizer.json", "llama2/tokenizer.json", "openai-tiktoken/o200k_base.tiktoken"]
+)
 def test_decoded_rows_show_text_as_visible_text_does(rel):
     """The decoded view's rows (shared with `decode`) take a shortcut for printable text: the
     same as visible_text's escaping, row by row."""
     from tokenizer_lsp.core.decoded_listing import text_row
     from tokenizer_lsp.core.decoding.columns import cell
     from tokenizer_lsp.core.decoding.display import visible_text
-    from tokenizer_lsp.core.decoded_listing import decoded_rows
     from tokenizer_lsp.core.files import index_file
 
     # (the columns' widths are test_column_widths.py's: here, the text in them)
@@ -408,21 +431,26 @@ async def command(client, name, *args):
 def open_doc(client, path, text=None):
     text = path.read_text(encoding="utf-8") if text is None else text
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     return uri, text
 
 
 def replace(client, uri, text, start, end, new, version):
     """didChange replacing text[start:end] (str indices; these files have no CR)."""
+
     def pos(i):
         line = text.count("\n", 0, i)
         col = len(text[text.rfind("\n", 0, i) + 1 : i].encode("utf-16-le")) // 2
         return types.Position(line, col)
 
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        [types.TextDocumentContentChangePartial(range=types.Range(pos(start), pos(end)), text=new)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [types.TextDocumentContentChangePartial(range=types.Range(pos(start), pos(end)), text=new)],
+        )
+    )
     return text[:start] + new + text[end:]
 
 
@@ -448,6 +476,7 @@ async def test_stats_command_counts_the_unreachable_findings_once_known(client: 
     """null until the server holds the unreachable-token findings, then their number (GPT-2's
     encoder.json has one: `<|endoftext|>`, README)."""
     import tokenizer_lsp.core.behaviour.reachability  # noqa: F401 (a broken import fails, never skips)
+
     uri, _ = open_doc(client, corpus_file("gpt2-openai/encoder.json"))
     for _ in range(240):
         stats = await command(client, "tokenizer-lsp.stats", uri)

@@ -1,10 +1,9 @@
 """Facts from shared/corpus/README.md, checked on the real files."""
 
 import pytest
-
 from tokenizer_lsp.core.decoded_listing import decoded_rows
-from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.decoding import Scheme
+from tokenizer_lsp.core.files import index_file
 
 from tests.conftest import corpus_file
 
@@ -46,7 +45,7 @@ def test_qwen3_forall_and_ranges():
     assert v.decode("âĪ").data == bytes.fromhex("e288")
     frag = next(f for f in idx.findings if "`âĪ`" in f.message)
     # the finding's range is the key literal of that entry
-    assert idx.data[frag.start:frag.end] == '"âĪ"'.encode()
+    assert idx.data[frag.start : frag.end] == '"âĪ"'.encode()
     line, col = idx.lines.position(frag.start)
     assert idx.data.split(b"\n")[line].lstrip().startswith('"âĪ": '.encode()) and col == 6
     assert sum("Ġ" in t for t in v.tokens) == 53131
@@ -67,7 +66,7 @@ def test_gemma3_sentencepiece():
     assert v.scheme is Scheme.SENTENCEPIECE and len(v.tokens) == 262144
     assert v.decode("<0xE2>").data == b"\xe2" and v.decode("▁the").text == " the"
     assert all("byte-fallback" in f.message for f in idx.findings)
-    assert idx.data[idx.findings[0].start:idx.findings[0].end] == b'"<0x80>"'
+    assert idx.data[idx.findings[0].start : idx.findings[0].end] == b'"<0x80>"'
 
 
 def test_llama3_emoji_tokens():
@@ -84,7 +83,7 @@ def test_encoder_json_escapes_positions():
     assert idx.format == "vocab.json" and idx.lines.line_count == 1
     first = idx.findings[0]
     # the literal is written with \\u escapes in this pure-ASCII file
-    assert idx.data[first.start:first.end] == b'"\\u00a1"'
+    assert idx.data[first.start : first.end] == b'"\\u00a1"'
     assert idx.vocab.decode("\u00a1").data == b"\xa1"
 
 
@@ -94,7 +93,14 @@ def test_decode_rows_cover_vocab_then_added():
     assert len(rows) == 128000 + 256
     assert rows[-1]["kind"] == "special" and rows[-1]["id"] == 128255
     frag = next(r for r in rows if r["token"] == "ĠðŁĳ")
-    assert frag == {"id": frag["id"], "token": "ĠðŁĳ", "bytes": "20f09f91", "text": None, "utf8": "incomplete", "kind": "byte-level"}
+    assert frag == {
+        "id": frag["id"],
+        "token": "ĠðŁĳ",
+        "bytes": "20f09f91",
+        "text": None,
+        "utf8": "incomplete",
+        "kind": "byte-level",
+    }
 
 
 def test_tiktoken_rows():
@@ -110,7 +116,9 @@ def _findings(data: bytes, path: str, deferred: bool, monkeypatch) -> list[tuple
 
     monkeypatch.setattr(json_parse, "DEFER_MERGES_BYTES", 0 if deferred else 1 << 62)
     idx = build_index(data, path)
-    assert (isinstance(idx.doc, json_doc.JsonDocument) and idx.doc.merges_span is not None) == (deferred and idx.syntax_error is None)
+    assert (isinstance(idx.doc, json_doc.JsonDocument) and idx.doc.merges_span is not None) == (
+        deferred and idx.syntax_error is None
+    )
     return [(f.code, f.start, f.end, f.message) for f in idx.findings]
 
 
@@ -137,7 +145,6 @@ def test_merges_checked_apart_agree_with_one_parse(rel, monkeypatch):
 
 def test_lookups_after_compaction_agree_with_the_parsed_vocab():
     import orjson
-
     from tokenizer_lsp.core.compact_vocab import CompactTokens
 
     path = corpus_file("qwen3/tokenizer.json")

@@ -10,10 +10,9 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-
 from tokenizer_lsp.core.decoded_listing import decoded_rows
-from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.decoding import Scheme
+from tokenizer_lsp.core.files import index_file
 
 from tests.conftest import corpus_file
 
@@ -169,14 +168,24 @@ def test_gpt2_decode_jsonl_rows():
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(rows) == 50257
     the = next(r for r in rows if r["token"] == "\u0120the")  # "\u0120the" in the file
-    assert the == {"id": the["id"], "token": "Ġthe", "bytes": "20746865", "text": " the", "utf8": "valid", "kind": "byte-level"}
+    assert the == {
+        "id": the["id"],
+        "token": "Ġthe",
+        "bytes": "20746865",
+        "text": " the",
+        "utf8": "valid",
+        "kind": "byte-level",
+    }
     assert sum(r["utf8"] != "valid" for r in rows) == 344
 
 
-@pytest.mark.parametrize("vocab,merges,header", [
-    ("gpt2-openai/encoder.json", "gpt2-openai/vocab.bpe", "#version: 0.2"),
-    ("whisper-gpt2/vocab.json", "whisper-gpt2/merges.txt", "#version: 0.2 - Trained by `huggingface/tokenizers`"),
-])
+@pytest.mark.parametrize(
+    "vocab,merges,header",
+    [
+        ("gpt2-openai/encoder.json", "gpt2-openai/vocab.bpe", "#version: 0.2"),
+        ("whisper-gpt2/vocab.json", "whisper-gpt2/merges.txt", "#version: 0.2 - Trained by `huggingface/tokenizers`"),
+    ],
+)
 def test_vocab_and_merges_pair_check_clean(vocab, merges, header):
     m = indexed(merges)
     assert m.idx.doc.has_header and m.idx.data.split(b"\n", 1)[0].decode().rstrip() == header

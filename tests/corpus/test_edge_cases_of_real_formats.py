@@ -8,19 +8,18 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from tokenizer_lsp.core.decoded_listing import decoded_rows
-from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.cli import main as cli
+from tokenizer_lsp.core.decoded_listing import decoded_rows
 from tokenizer_lsp.core.decoding import BYTE_TO_CHAR, Scheme, byte_level_encode, decode_token
 from tokenizer_lsp.core.decoding.display import visible_text
 from tokenizer_lsp.core.decoding.utf8 import Utf8Kind, classify, describe_fragment, faults, short_fragment_kind
-from tokenizer_lsp.lsp.render.hover import hover_markdown
-from tokenizer_lsp.lsp.render.hints import hints_in
-from tokenizer_lsp.core.pieces import piece_at
+from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.formats.merges_doc import MergesDocument
 from tokenizer_lsp.core.formats.tiktoken_doc import TiktokenDocument
 from tokenizer_lsp.core.index import build_index
+from tokenizer_lsp.core.pieces import piece_at
+from tokenizer_lsp.lsp.render.hints import hints_in
+from tokenizer_lsp.lsp.render.hover import hover_markdown
 
 from tests.conftest import corpus_file
 
@@ -32,8 +31,12 @@ def tokenizer(vocab, merges=(), added=(), byte_level=True, **model):
         "version": "1.0",
         "added_tokens": [{"id": i, "content": c, "special": True} for c, i in added],
         "normalizer": None,
-        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True} if byte_level else None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True} if byte_level else None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+        if byte_level
+        else None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+        if byte_level
+        else None,
         "model": {"type": "BPE", "vocab": vocab, "merges": list(merges), **model},
     }
 
@@ -107,7 +110,6 @@ def test_malformed_merges_in_a_large_file_parsed_apart(tmp_path, monkeypatch):
     """Over 1 MB the merges are parsed apart (and in a forked child): same positions."""
     import tokenizer_lsp.core.formats.json_checks as json_checks
     import tokenizer_lsp.core.formats.json_doc as json_doc
-
     from tokenizer_lsp.core import hooks
     from tokenizer_lsp.runtime.forked import Forked
 
@@ -147,8 +149,10 @@ def merges_findings(folder, data):
 def test_merges_txt_points_at_the_offending_part(gpt2_dir):
     _, got, msgs = merges_findings(gpt2_dir, "#version: 0.2\na q\nq b\nzz a\n")
     assert got == [
-        ("merge-result-missing", (1, 0), (1, 3)), ("merge-unknown-token", (1, 2), (1, 3)),  # `q` second
-        ("merge-unknown-token", (2, 0), (2, 1)), ("merge-result-missing", (2, 0), (2, 3)),  # `q` first
+        ("merge-result-missing", (1, 0), (1, 3)),
+        ("merge-unknown-token", (1, 2), (1, 3)),  # `q` second
+        ("merge-unknown-token", (2, 0), (2, 1)),
+        ("merge-result-missing", (2, 0), (2, 3)),  # `q` first
         ("merge-result-missing", (3, 0), (3, 4)),  # both parts known, `zza` is not
     ]
     assert msgs[1] == "merge 0 (`a` + `q`): `q` is not in the vocabulary"
@@ -177,7 +181,10 @@ def test_merges_txt_trailing_space_tab_and_later_version_line(gpt2_dir):
     _, got, msgs = merges_findings(gpt2_dir, "#version: 0.2\nab \na\tb\n#version: 0.2\nb c\n")
     # tokenizers skips every line starting with #version, not only the first
     assert got == [("merge-malformed", (1, 0), (1, 3)), ("merge-malformed", (2, 0), (2, 3))]
-    assert msgs[0] == "merge 0 `ab ` ends with a space, so its last part is empty: a merge is two tokens separated by one space"
+    assert (
+        msgs[0]
+        == "merge 0 `ab ` ends with a space, so its last part is empty: a merge is two tokens separated by one space"
+    )
     assert msgs[1].startswith("merge 1 `a\\tb` has no space (a tab is not a separator)")
 
 
@@ -224,8 +231,18 @@ def test_messages_are_one_line_whatever_the_token(tmp_path, capsys):
     out = capsys.readouterr().out
     assert len(out.splitlines()) == len(idx.findings) + 1  # and the summary; str.splitlines also breaks at U+2028...
     msgs = " ".join(f.message for f in idx.findings)
-    for shown in ("`b\\nx`", "`c\\tx`", "`d\\rx`", "`e\\u0085x`", "`f\\u2028x`", "`g\\u2029x`", "`h\\u202Ex`",
-                  "`i\\u000Bx`", "`j\\u001Ex`", "`k\\\\nx`"):
+    for shown in (
+        "`b\\nx`",
+        "`c\\tx`",
+        "`d\\rx`",
+        "`e\\u0085x`",
+        "`f\\u2028x`",
+        "`g\\u2029x`",
+        "`h\\u202Ex`",
+        "`i\\u000Bx`",
+        "`j\\u001Ex`",
+        "`k\\\\nx`",
+    ):
         assert shown in msgs, shown
 
 
@@ -293,8 +310,11 @@ def test_wordpiece_prefix_comes_from_the_file(tmp_path):
 
 
 def test_unigram_duplicate_piece_on_one_line(tmp_path, capsys):
-    obj = {"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["▁a", -1.0], ["b", -2.0], ["▁a", -3.0]]},
-           "decoder": {"type": "Metaspace", "replacement": "▁"}, "added_tokens": []}
+    obj = {
+        "model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["▁a", -1.0], ["b", -2.0], ["▁a", -3.0]]},
+        "decoder": {"type": "Metaspace", "replacement": "▁"},
+        "added_tokens": [],
+    }
     text = json.dumps(obj, ensure_ascii=False)
     path = write(tmp_path, "tokenizer.json", text)
     got = located(index_file(str(path)))
@@ -311,7 +331,9 @@ def test_added_token_duplicates_on_one_line(tmp_path):
     dup_token = where(text, '"<s>"', 1)
     dup_id = where(text, '"<pad>"')
     assert [(c, s, e) for c, s, e, _ in got if c.startswith("duplicate")] == [
-        ("duplicate-token", dup_token, plus(dup_token, 5)), ("duplicate-id", dup_id, plus(dup_id, 7))]
+        ("duplicate-token", dup_token, plus(dup_token, 5)),
+        ("duplicate-id", dup_id, plus(dup_id, 7)),
+    ]
     msgs = {c: m for c, _, _, m in got}
     assert msgs["duplicate-token"] == "added token `<s>` is listed twice (ids 5 and 7)"
     assert msgs["duplicate-id"] == "added token `<pad>` has id 6, already the id of added token `</s>`"
@@ -330,7 +352,10 @@ def test_tiktoken_duplicates_keep_the_last_rank_like_tiktoken(tmp_path):
     # rank 0 is lost to the repeat: tiktoken has no token of rank 0 any more
     assert [(c, s, e) for c, s, e, _ in got] == [("id-gap", (1, 0), (1, 4)), ("duplicate-token", (3, 0), (3, 4))]
     assert got[0][3] == "rank 0 missing: no token has this rank"
-    assert got[1][3] == "`IQ==` appears more than once in the vocabulary; the last rank (3) wins and the earlier entry is lost"
+    assert (
+        got[1][3]
+        == "`IQ==` appears more than once in the vocabulary; the last rank (3) wins and the earlier entry is lost"
+    )
     idx.prepare_lookups()
     first, dup = piece_at(idx, 1), piece_at(idx, idx.lines.offset(3, 1))
     assert (first.token_id, dup.token_id) == (0, 3) and dup.token == "IQ=="
@@ -344,7 +369,10 @@ def test_tiktoken_repeated_fragment_sits_on_the_kept_line(tmp_path):
     data = b"4og= 0\nIQ== 1\n4og= 2\n"  # E2 88 twice: tiktoken keeps rank 2
     got = located(index_file(str(write(tmp_path, "a.tiktoken", data))))
     assert [(c, s, e) for c, s, e, _ in got] == [
-        ("id-gap", (1, 0), (1, 4)), ("duplicate-token", (2, 0), (2, 4)), ("utf8-fragment", (2, 0), (2, 4))]
+        ("id-gap", (1, 0), (1, 4)),
+        ("duplicate-token", (2, 0), (2, 4)),
+        ("utf8-fragment", (2, 0), (2, 4)),
+    ]
     assert got[2][3] == "rank 2 = bytes E2 88: first 2 of 3 bytes of a UTF-8 sequence"
 
 
@@ -352,7 +380,10 @@ def test_tiktoken_lines_tiktoken_cannot_load(tmp_path):
     data = b"IQ== 0\n   \nIg== x\n\nIw== 3 4\n"
     got = located(index_file(str(write(tmp_path, "a.tiktoken", data))))
     assert [(c, s, e) for c, s, e, _ in got if c == "tiktoken-malformed"] == [
-        ("tiktoken-malformed", (1, 0), (1, 3)), ("tiktoken-malformed", (2, 0), (2, 6)), ("tiktoken-malformed", (4, 0), (4, 8))]
+        ("tiktoken-malformed", (1, 0), (1, 3)),
+        ("tiktoken-malformed", (2, 0), (2, 6)),
+        ("tiktoken-malformed", (4, 0), (4, 8)),
+    ]
     assert "found 0 fields" in got[0][3] and "rank `x` is not a non-negative integer" in got[1][3]
 
 
@@ -364,8 +395,10 @@ def test_ids_that_are_not_integers_at_their_value(tmp_path):
     text = json.dumps(tokenizer(vocab), indent=2)
     got = located(index_file(str(write(tmp_path, "tokenizer.json", text))))
     values = {"b": '"x"', "c": "1.5", "d": "null", "e": "-3", "f": "true"}
-    expect = [("schema", plus(where(text, f'"{k}": '), 5), plus(where(text, f'"{k}": '), 5 + len(v)))
-              for k, v in values.items()]
+    expect = [
+        ("schema", plus(where(text, f'"{k}": '), 5), plus(where(text, f'"{k}": '), 5 + len(v)))
+        for k, v in values.items()
+    ]
     g = plus(where(text, '"g": '), 5)
     expect.append(("schema", g, (g[0] + 3, 7)))  # [ 1, 2 ] over four lines
     assert [(c, s, e) for c, s, e, _ in got] == expect
@@ -373,13 +406,30 @@ def test_ids_that_are_not_integers_at_their_value(tmp_path):
     assert got[-1][3].startswith("the id of `g` must be a non-negative integer, not `[1, 2]`")
 
 
-@pytest.mark.parametrize("model,want", [
-    ({"type": "BPE", "vocab": [["a", 0.0], ["b", 0.0]], "merges": []}, "model.vocab of a `BPE` model must be an object"),
-    ({"type": "BPE", "vocab": ["a", "b", "ab"], "merges": ["a b"]}, "model.vocab of a `BPE` model must be an object"),
-    ({"type": "WordPiece", "vocab": ["a", "b"], "unk_token": "a", "continuing_subword_prefix": "##",
-      "max_input_chars_per_word": 100}, "model.vocab of a `WordPiece` model must be an object"),
-    ({"type": "Unigram", "vocab": {"a": 0}}, "model.vocab of a `Unigram` model must be a list of [piece, score]"),
-])
+@pytest.mark.parametrize(
+    "model,want",
+    [
+        (
+            {"type": "BPE", "vocab": [["a", 0.0], ["b", 0.0]], "merges": []},
+            "model.vocab of a `BPE` model must be an object",
+        ),
+        (
+            {"type": "BPE", "vocab": ["a", "b", "ab"], "merges": ["a b"]},
+            "model.vocab of a `BPE` model must be an object",
+        ),
+        (
+            {
+                "type": "WordPiece",
+                "vocab": ["a", "b"],
+                "unk_token": "a",
+                "continuing_subword_prefix": "##",
+                "max_input_chars_per_word": 100,
+            },
+            "model.vocab of a `WordPiece` model must be an object",
+        ),
+        ({"type": "Unigram", "vocab": {"a": 0}}, "model.vocab of a `Unigram` model must be a list of [piece, score]"),
+    ],
+)
 def test_vocab_of_the_wrong_shape_is_one_error(tmp_path, model, want):
     text = json.dumps({"added_tokens": [], "model": model}, indent=2)
     got = located(index_file(str(write(tmp_path, "tokenizer.json", text))))
@@ -390,13 +440,14 @@ def test_vocab_of_the_wrong_shape_is_one_error(tmp_path, model, want):
 
 def test_unigram_rows_and_merges_and_added_entries(tmp_path):
     flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
-    obj = {"added_tokens": [{"id": 0, "content": "<unk>", **flags}, {"id": "x", "content": "<s>"}, 5, {"id": 9}],
-           "model": {"type": "Unigram", "vocab": [["<unk>", 0.0], ["b"], ["c", "x"], "e", [5, 1.0]]}}
+    obj = {
+        "added_tokens": [{"id": 0, "content": "<unk>", **flags}, {"id": "x", "content": "<s>"}, 5, {"id": 9}],
+        "model": {"type": "Unigram", "vocab": [["<unk>", 0.0], ["b"], ["c", "x"], "e", [5, 1.0]]},
+    }
     text = json.dumps(obj)
     got = located(index_file(str(write(tmp_path, "tokenizer.json", text))))
     bad = ['{"id": "x", "content": "<s>"}', "5", '{"id": 9}', '["b"]', '["c", "x"]', '"e"', "[5, 1.0]"]
-    assert [(c, s, e) for c, s, e, _ in got] == [
-        ("schema", where(text, b), plus(where(text, b), len(b))) for b in bad]
+    assert [(c, s, e) for c, s, e, _ in got] == [("schema", where(text, b), plus(where(text, b), len(b))) for b in bad]
     msgs = [m for *_, m in got]
     assert msgs[0].startswith("added token 1 has an `id` that is not a non-negative integer")
     assert msgs[1].startswith("added token 2 is not an object") and msgs[2].startswith("added token 3 has no `content`")
@@ -461,18 +512,21 @@ def test_display_distinguishes_nul_bytes_backslashes_and_separators():
     assert visible_text("\U000e0001".encode()) == "\\U000E0001"
 
 
-@pytest.mark.parametrize("data,parts", [
-    (b"\x80", ["continuation bytes only", "middle or end"]),
-    (b"a\x80", ["80 at byte 2: a continuation byte with no lead byte before"]),
-    (b"\xe2\x88 ", ["E2 88 is the first 2 of 3 bytes of a UTF-8 sequence (lead byte E2), cut short by 20"]),
-    (b"\xc0\x80", ["C0 80 is an overlong encoding of U+0000", "C0 never occurs in UTF-8"]),
-    (b"\xe0\x80\x80", ["E0 80 80 is an overlong encoding of U+0000"]),
-    (b"\xed\xa0\x80", ["ED A0 80 encodes the UTF-16 surrogate U+D800, which UTF-8 forbids"]),
-    (b"\xf4\x90\x80\x80", ["F4 90 80 80 encodes U+110000, above U+10FFFF"]),
-    (b"\xff", ["holds FF, a byte that never occurs in UTF-8"]),
-    (b"\xe2", ["first 1 of 3 bytes", "e.g. ‐ U+2010 = E2 80 90"]),
-    (b"\xf4", ["first 1 of 4 bytes", "U+100000..U+10FFFF"]),
-])
+@pytest.mark.parametrize(
+    "data,parts",
+    [
+        (b"\x80", ["continuation bytes only", "middle or end"]),
+        (b"a\x80", ["80 at byte 2: a continuation byte with no lead byte before"]),
+        (b"\xe2\x88 ", ["E2 88 is the first 2 of 3 bytes of a UTF-8 sequence (lead byte E2), cut short by 20"]),
+        (b"\xc0\x80", ["C0 80 is an overlong encoding of U+0000", "C0 never occurs in UTF-8"]),
+        (b"\xe0\x80\x80", ["E0 80 80 is an overlong encoding of U+0000"]),
+        (b"\xed\xa0\x80", ["ED A0 80 encodes the UTF-16 surrogate U+D800, which UTF-8 forbids"]),
+        (b"\xf4\x90\x80\x80", ["F4 90 80 80 encodes U+110000, above U+10FFFF"]),
+        (b"\xff", ["holds FF, a byte that never occurs in UTF-8"]),
+        (b"\xe2", ["first 1 of 3 bytes", "e.g. ‐ U+2010 = E2 80 90"]),
+        (b"\xf4", ["first 1 of 4 bytes", "U+100000..U+10FFFF"]),
+    ],
+)
 def test_fragment_explanations(data, parts):
     msg = describe_fragment(data)
     for part in parts:
@@ -485,17 +539,42 @@ def test_fragment_explanations(data, parts):
 def test_short_fragment_kinds_for_messages():
     assert short_fragment_kind(b"\x8b") == "continuation bytes only"
     assert short_fragment_kind(b" \xf0\x9f\x91") == "first 3 of 4 bytes of a UTF-8 sequence"
-    assert short_fragment_kind(b"\x88\x80\xe4\xbd") == "starts with 2 continuation bytes, first 2 of 3 bytes of a UTF-8 sequence"
+    assert (
+        short_fragment_kind(b"\x88\x80\xe4\xbd")
+        == "starts with 2 continuation bytes, first 2 of 3 bytes of a UTF-8 sequence"
+    )
     assert short_fragment_kind(b"\xe2\x88 ") == "E2 88 cut short (first 2 of 3 bytes of a UTF-8 sequence)"
 
 
 _TEXT_SLICES = st.tuples(st.text(max_size=8), st.integers(0, 40), st.integers(0, 40)).map(
-    lambda t: t[0].encode("utf-8")[t[1] : t[1] + t[2]])
+    lambda t: t[0].encode("utf-8")[t[1] : t[1] + t[2]]
+)
 
 
-@given(st.one_of(st.binary(max_size=16), _TEXT_SLICES,
-                 st.lists(st.sampled_from([b"a", b"\x80", b"\xbf", b"\xc2", b"\xe2\x88", b"\xed\xa0", b"\xf4\x90",
-                                           b"\xc0", b"\xff", b"\xe0\x80", b"\xf0\x9f\x98"]), max_size=6).map(b"".join)))
+@given(
+    st.one_of(
+        st.binary(max_size=16),
+        _TEXT_SLICES,
+        st.lists(
+            st.sampled_from(
+                [
+                    b"a",
+                    b"\x80",
+                    b"\xbf",
+                    b"\xc2",
+                    b"\xe2\x88",
+                    b"\xed\xa0",
+                    b"\xf4\x90",
+                    b"\xc0",
+                    b"\xff",
+                    b"\xe0\x80",
+                    b"\xf0\x9f\x98",
+                ]
+            ),
+            max_size=6,
+        ).map(b"".join),
+    )
+)
 def test_faults_agree_with_python_both_ways(data):
     """Faults are found iff Python's decoder fails; they are ordered and disjoint; the bytes
     outside them decode; the utf8 kinds follow from them."""
@@ -507,10 +586,10 @@ def test_faults_agree_with_python_both_ways(data):
         valid = False
     assert valid == (found == []) == (classify(data) is Utf8Kind.VALID)
     ends = [0]
-    for shape, s, e in found:
+    for _shape, s, e in found:
         assert ends[-1] <= s < e <= len(data)
         ends.append(e)
-    rest = b"".join(data[e0:s] for (e0, (_, s, _)) in zip(ends, found)) + data[ends[-1]:]
+    rest = b"".join(data[e0:s] for (e0, (_, s, _)) in zip(ends, found)) + data[ends[-1] :]
     rest.decode("utf-8")  # what is not a fault is text
     kind = classify(data)
     shapes = [f[0] for f in found]
@@ -536,7 +615,10 @@ def _decodes(b):
 def test_clip_suffix_from_a_bpe_decoder(tmp_path):
     obj = tokenizer({"h": 0, "e": 1, "he</w>": 2, "e</w>": 3, "âĪ</w>": 4}, [["h", "e</w>"]])
     obj["decoder"] = {"type": "BPEDecoder", "suffix": "</w>"}  # no model.end_of_word_suffix
-    obj["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}]}
+    obj["pre_tokenizer"] = {
+        "type": "Sequence",
+        "pretokenizers": [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}],
+    }
     text = json.dumps(obj, indent=2, ensure_ascii=False)
     idx = index_file(str(write(tmp_path, "tokenizer.json", text)))
     assert idx.vocab.word_suffix == "</w>"
@@ -565,7 +647,10 @@ def test_clip_vocab_json_and_merges_txt(tmp_path):
     assert [r["text"] for r in decoded_rows(idx)][-1] == "hello "
     # without a vocabulary beside it, the merges themselves tell
     alone = tmp_path / "alone"
-    assert index_file(str(write(alone, "merges.txt", "#version: 0.2\nh e\nl o</w>\nhe llo</w>\n"))).vocab.word_suffix == "</w>"
+    assert (
+        index_file(str(write(alone, "merges.txt", "#version: 0.2\nh e\nl o</w>\nhe llo</w>\n"))).vocab.word_suffix
+        == "</w>"
+    )
     vidx = index_file(str(tmp_path / "vocab.json"))
     assert vidx.vocab.word_suffix == "</w>" and vidx.vocab.decode("hello</w>").text == "hello "
 

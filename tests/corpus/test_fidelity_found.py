@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
-
+import tiktoken.load as tiktoken_load
 from tokenizer_lsp.core.decoded_listing import decoded_rows
 from tokenizer_lsp.core.files import index_file
-
-import tiktoken.load as tiktoken_load
 
 
 def run_cli(*args: str) -> tuple[int, str, str]:
@@ -60,14 +56,19 @@ def slow_folder(folder: Path, added: dict[str, int], config: dict | None = None)
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<|endoftext|>"], show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=300,
+        special_tokens=["<|endoftext|>"],
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tok.train_from_iterator(["the cat sat on the mat", "hello world, the end"] * 20, trainer)
     folder.mkdir(parents=True, exist_ok=True)
     tok.model.save(str(folder))
     (folder / "added_tokens.json").write_text(json.dumps(added), encoding="utf-8")
-    (folder / "tokenizer_config.json").write_text(json.dumps(config or {"tokenizer_class": "GPT2Tokenizer"}),
-                                                  encoding="utf-8")
+    (folder / "tokenizer_config.json").write_text(
+        json.dumps(config or {"tokenizer_class": "GPT2Tokenizer"}), encoding="utf-8"
+    )
 
 
 def test_added_tokens_json_beside_vocab_json_defines_tokens(tmp_path):
@@ -75,6 +76,7 @@ def test_added_tokens_json_beside_vocab_json_defines_tokens(tmp_path):
     with that id: no `config-token-missing` on them, nor on a config naming one, no id
     mismatch, and `check` exits 0 on the folder."""
     import transformers
+
     folder = tmp_path / "whisper-like"
     slow_folder(folder, {})
     n = len(json.loads((folder / "vocab.json").read_text(encoding="utf-8")))
@@ -99,7 +101,6 @@ def test_added_tokens_json_beside_vocab_json_defines_tokens(tmp_path):
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import LanguageClient  # noqa: E402
 
-
 # the session the navigation tests use (tests/lsp/harness.py)
 from tests.lsp.harness import navigation_client as client  # noqa: E402, F401 (a fixture)
 
@@ -110,8 +111,9 @@ def trained_bpe(folder: Path) -> tuple[dict[str, int], list[str]]:
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(vocab_size=300, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=300, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
     tok.train_from_iterator(["the cat sat on the mat, then the other cat"] * 20, trainer)
     folder.mkdir(parents=True, exist_ok=True)
     tok.model.save(str(folder))
@@ -124,7 +126,9 @@ def trained_bpe(folder: Path) -> tuple[dict[str, int], list[str]]:
 async def test_vocab_json_hover_tells_the_merges_of_a_headerless_merges_file(client: LanguageClient, tmp_path, header):
     folder = tmp_path / ("with" if header else "without")
     vocab, merges = trained_bpe(folder)
-    (folder / "merges.txt").write_text(("#version: 0.2\n" if header else "") + "\n".join(merges) + "\n", encoding="utf-8")
+    (folder / "merges.txt").write_text(
+        ("#version: 0.2\n" if header else "") + "\n".join(merges) + "\n", encoding="utf-8"
+    )
     text = json.dumps(vocab, indent=2, ensure_ascii=False) + "\n"
     (folder / "vocab.json").write_text(text, encoding="utf-8")
     pairs = [m.split(" ") for m in merges]
@@ -133,12 +137,14 @@ async def test_vocab_json_hover_tells_the_merges_of_a_headerless_merges_file(cli
     uses = sum(1 for a, b in pairs if token in (a, b))
     line = text.split("\n").index(f'  "{token}": {vocab[token]},')
     uri = (folder / "vocab.json").as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     value = ""
     for _ in range(200):  # the merges lines come once the navigation lookups are built
-        h = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
-                                                                     types.Position(line, 4)))
+        h = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, 4))
+        )
         value = h.contents.value if h is not None else ""
         if "merge tree:" in value:
             break
@@ -155,10 +161,9 @@ def test_string_merge_with_a_spaced_part_is_ambiguous_and_converts_to_pairs():
     merge as the pair ["a b", "c"]; written as the string "a b c" tokenizers refuses the
     file. That string is `merge-ambiguous` (not only `merge-malformed`) and its quick fix
     gives back the pairs tokenizers itself writes, which tokenizers loads."""
-    from tokenizers import Tokenizer, models
-
     from tokenizer_lsp.core.fixes import apply_edits, fixes_for
     from tokenizer_lsp.core.index import build_index
+    from tokenizers import Tokenizer, models
 
     vocab = {"a": 0, "b": 1, "c": 2, " ": 3, "a b": 4, "a bc": 5, "x": 6, "y": 7, "xy": 8}
     pairs_text = Tokenizer(models.BPE(vocab=vocab, merges=[("a b", "c"), ("x", "y")])).to_str()
@@ -221,9 +226,10 @@ def test_encode_says_the_padding_and_truncation_it_applies(tmp_path):
 
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train_from_iterator(["hello world the cat sat on the mat"] * 10,
-                            trainers.WordPieceTrainer(vocab_size=100, special_tokens=["[UNK]", "[PAD]"],
-                                                      show_progress=False))
+    tok.train_from_iterator(
+        ["hello world the cat sat on the mat"] * 10,
+        trainers.WordPieceTrainer(vocab_size=100, special_tokens=["[UNK]", "[PAD]"], show_progress=False),
+    )
     tok.enable_padding(length=16, pad_id=tok.token_to_id("[PAD]"), pad_token="[PAD]")
     path = tmp_path / "tokenizer.json"
     tok.save(str(path))
@@ -253,8 +259,9 @@ def _auto_ids(folder: Path, text: str) -> list[int]:
     return transformers.AutoTokenizer.from_pretrained(str(folder))(text).input_ids
 
 
-@pytest.mark.parametrize("cls,post", [("LlamaTokenizer", False), ("LlamaTokenizerFast", True),
-                                      ("PreTrainedTokenizerFast", True)])
+@pytest.mark.parametrize(
+    "cls,post", [("LlamaTokenizer", False), ("LlamaTokenizerFast", True), ("PreTrainedTokenizerFast", True)]
+)
 def test_encode_special_follows_the_folder_config(tmp_path, cls, post):
     """A Metaspace (Llama 2) tokenizer.json whose config asks for BOS and EOS: transformers 5
     ignores the config's add_bos_token/add_eos_token when a tokenizer.json is present, so the
@@ -270,8 +277,14 @@ def test_encode_special_follows_the_folder_config(tmp_path, cls, post):
     folder = tmp_path / cls
     folder.mkdir()
     (folder / "tokenizer.json").write_text(json.dumps(obj), encoding="utf-8")
-    config = {"tokenizer_class": cls, "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>",
-              "add_bos_token": True, "add_eos_token": True}
+    config = {
+        "tokenizer_class": cls,
+        "bos_token": "<s>",
+        "eos_token": "</s>",
+        "unk_token": "<unk>",
+        "add_bos_token": True,
+        "add_eos_token": True,
+    }
     (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     text = "Hello world"
     want = _auto_ids(folder, text)
@@ -297,31 +310,59 @@ def _deepseek_v3_folder(folder: Path, post_processor: dict | None) -> None:
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(["Hello world, hello there. The world says hello."] * 20,
-                            trainers.BpeTrainer(vocab_size=400, special_tokens=[bos, eos], show_progress=False,
-                                                initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.train_from_iterator(
+        ["Hello world, hello there. The world says hello."] * 20,
+        trainers.BpeTrainer(
+            vocab_size=400,
+            special_tokens=[bos, eos],
+            show_progress=False,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        ),
+    )
     obj = json.loads(tok.to_str())
     obj["post_processor"] = post_processor
     (folder / "tokenizer.json").write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
 
     def added(content):
-        return {"__type": "AddedToken", "content": content, "lstrip": False, "normalized": True,
-                "rstrip": False, "single_word": False}
+        return {
+            "__type": "AddedToken",
+            "content": content,
+            "lstrip": False,
+            "normalized": True,
+            "rstrip": False,
+            "single_word": False,
+        }
 
-    config = {"add_bos_token": True, "add_eos_token": False, "bos_token": added(bos),
-              "clean_up_tokenization_spaces": False, "eos_token": added(eos), "legacy": True,
-              "model_max_length": 131072, "pad_token": added(eos), "sp_model_kwargs": {}, "unk_token": None,
-              "tokenizer_class": "LlamaTokenizerFast"}
+    config = {
+        "add_bos_token": True,
+        "add_eos_token": False,
+        "bos_token": added(bos),
+        "clean_up_tokenization_spaces": False,
+        "eos_token": added(eos),
+        "legacy": True,
+        "model_max_length": 131072,
+        "pad_token": added(eos),
+        "sp_model_kwargs": {},
+        "unk_token": None,
+        "tokenizer_class": "LlamaTokenizerFast",
+    }
     (folder / "tokenizer_config.json").write_text(json.dumps(config, ensure_ascii=False), encoding="utf-8")
 
 
-@pytest.mark.parametrize("post_processor", [
-    {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},  # DeepSeek V3's
-    {"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A", "type_id": 0}}],
-     "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
-     "special_tokens": {}},
-    None,
-], ids=["bytelevel", "template", "none"])
+@pytest.mark.parametrize(
+    "post_processor",
+    [
+        {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},  # DeepSeek V3's
+        {
+            "type": "TemplateProcessing",
+            "single": [{"Sequence": {"id": "A", "type_id": 0}}],
+            "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+            "special_tokens": {},
+        },
+        None,
+    ],
+    ids=["bytelevel", "template", "none"],
+)
 def test_encode_special_on_a_deepseek_v3_folder_is_transformers_5s(tmp_path, post_processor):
     """Issue 32: `encode --special` gave [BOS, ...] on DeepSeek V3 by transformers 4's rule;
     transformers 5 loads the folder as TokenizersBackend and keeps the file's post-processor."""
@@ -337,8 +378,10 @@ def test_encode_special_on_a_deepseek_v3_folder_is_transformers_5s(tmp_path, pos
     assert code == 0 and got["ids"] == want
     note = " ".join(got["notes"])
     assert "ignores tokenizer_config.json's add_bos_token true, add_eos_token false" in note
-    assert "transformers 4's LlamaTokenizerFast rebuilt the post-processor from them and adds " \
-           "<\uff5cbegin\u2581of\u2581sentence\uff5c> first" in note
+    assert (
+        "transformers 4's LlamaTokenizerFast rebuilt the post-processor from them and adds "
+        "<\uff5cbegin\u2581of\u2581sentence\uff5c> first" in note
+    )
     code, out, _ = run_cli("encode", "--special", str(tmp_path / "tokenizer.json"), text)
     assert code == 0 and "as transformers 5's AutoTokenizer applies it" in out
 

@@ -16,18 +16,21 @@ import sys
 from pathlib import Path
 
 import pytest
+import sentencepiece as spm
 
 from tests.conftest import ROOT, corpus_file
-
-import sentencepiece as spm
 
 CONFIG_CODES = ("config-token-missing", "config-id-mismatch")
 ABSENT = "<|not-a-piece|>"
 
 
 def check(target: Path) -> tuple[int, list[dict]]:
-    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json", str(target)],
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode in (0, 1), p.stderr
     return p.returncode, [r for r in json.loads(p.stdout) if r["code"] in CONFIG_CODES]
 
@@ -50,7 +53,10 @@ def spm_folder(folder: Path, model: Path, missing: bool) -> dict:
     return config
 
 
-MODELS = ["mistral-spm/mistral_instruct_tokenizer_240323.model.v3", "tests/data/sentencepiece/botchan_en_bpe_1000.model"]
+MODELS = [
+    "mistral-spm/mistral_instruct_tokenizer_240323.model.v3",
+    "tests/data/sentencepiece/botchan_en_bpe_1000.model",
+]
 
 
 def model_path(rel: str) -> Path:
@@ -91,15 +97,25 @@ def test_config_beside_a_vocab_txt(tmp_path):
 
     source = corpus_file("all-minilm-l6-v2/vocab.txt")
     ids = WordPiece.read_file(str(source))
-    specials = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]",
-                "mask_token": "[MASK]"}
+    specials = {
+        "unk_token": "[UNK]",
+        "sep_token": "[SEP]",
+        "pad_token": "[PAD]",
+        "cls_token": "[CLS]",
+        "mask_token": "[MASK]",
+    }
     assert all(t in ids for t in specials.values()) and ABSENT not in ids
     for name, extra in (("good", []), ("bad", [ABSENT])):
         folder = tmp_path / name
         folder.mkdir()
         shutil.copy(source, folder / "vocab.txt")  # alone: no tokenizer.json beside it
-        config = {"tokenizer_class": "BertTokenizer", "do_lower_case": True, **specials,
-                  "pad_token_id": ids["[PAD]"], "additional_special_tokens": extra}
+        config = {
+            "tokenizer_class": "BertTokenizer",
+            "do_lower_case": True,
+            **specials,
+            "pad_token_id": ids["[PAD]"],
+            "additional_special_tokens": extra,
+        }
         (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     for target in (tmp_path / "good", tmp_path / "good" / "vocab.txt"):
         assert check(target)[1] == [], target

@@ -17,17 +17,32 @@ import tarfile
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import ROOT, corpus_file
 from tokenizer_lsp.core.formats import registry
 from tokenizer_lsp.core.formats.gguf import PLUGIN
 from tokenizer_lsp.core.formats.table import FormatError
 
+from tests.conftest import ROOT, corpus_file
+
 SDIST = "llama_cpp_python-0.3.36"
 MODELS = f"{SDIST}/vendor/llama.cpp/models"
 # every vocabulary of the sdist with llama.cpp's expected ids beside it
-TESTED = ["bert-bge", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2", "llama-bpe",
-          "llama-spm", "mpt", "phi-3", "qwen2", "qwen35", "refact", "starcoder"]
+TESTED = [
+    "bert-bge",
+    "command-r",
+    "deepseek-coder",
+    "deepseek-llm",
+    "falcon",
+    "gemma-4",
+    "gpt-2",
+    "llama-bpe",
+    "llama-spm",
+    "mpt",
+    "phi-3",
+    "qwen2",
+    "qwen35",
+    "refact",
+    "starcoder",
+]
 
 
 @pytest.fixture(scope="session")
@@ -39,12 +54,30 @@ def sdist_models() -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     tarball = cache / f"{SDIST}.tar.gz"
     if not tarball.is_file():
-        r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                            "llama-cpp-python==0.3.36", "-d", str(cache)], capture_output=True, text=True, timeout=600)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "llama-cpp-python==0.3.36",
+                "-d",
+                str(cache),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         if r.returncode != 0 or not tarball.is_file():
             # llama.cpp's expected ids are the oracle: without them the run fails, never skips
-            pytest.fail(f"llama-cpp-python 0.3.36's sdist is not in {cache} and pip could not download it "
-                        f"({r.stderr.strip()[-300:]})", pytrace=False)
+            pytest.fail(
+                f"llama-cpp-python 0.3.36's sdist is not in {cache} and pip could not download it "
+                f"({r.stderr.strip()[-300:]})",
+                pytrace=False,
+            )
     with tarfile.open(tarball) as tar:
         members = [m for m in tar.getmembers() if m.name.startswith(MODELS + "/") and m.isfile()]
         tar.extractall(cache, members=members, filter="data")
@@ -141,8 +174,15 @@ def test_sparse_model_reads_same_tokens_as_vocab_only(tmp_path):
     from tests.gguf_fixtures import write_gguf
 
     src = _reader_arrays(corpus_file("gguf/ggml-vocab-gpt-2.gguf"))
-    conv = {"tokens": src["tokenizer.ggml.tokens"], "types": src["tokenizer.ggml.token_type"],
-            "merges": src["tokenizer.ggml.merges"], "pre": "gpt-2", "bos": 50256, "eos": 50256, "template": None}
+    conv = {
+        "tokens": src["tokenizer.ggml.tokens"],
+        "types": src["tokenizer.ggml.token_type"],
+        "merges": src["tokenizer.ggml.merges"],
+        "pre": "gpt-2",
+        "bos": 50256,
+        "eos": 50256,
+        "template": None,
+    }
     path = write_gguf(tmp_path / "big.gguf", conv, tensor_bytes=256 << 20)
     assert path.stat().st_size > 256 << 20
     table = PLUGIN.read(str(path))
@@ -166,8 +206,11 @@ LIES = {
     "unknown type": _head(0, 1) + _s(b"tokenizer.ggml.model") + struct.pack("<I", 77) + b"\0" * 32,
     "no tokens": _head(0, 1) + _s(b"general.name") + struct.pack("<I", 8) + _s(b"x"),
     "header only": b"GGUF\x03\x00",
-    "arrays nested 10,000 deep": _head(0, 1) + _s(b"tokenizer.ggml.x") + struct.pack("<I", 9)
-    + struct.pack("<IQ", 9, 1) * 10000 + struct.pack("<IQ", 0, 0),
+    "arrays nested 10,000 deep": _head(0, 1)
+    + _s(b"tokenizer.ggml.x")
+    + struct.pack("<I", 9)
+    + struct.pack("<IQ", 9, 1) * 10000
+    + struct.pack("<IQ", 0, 0),
 }
 
 
@@ -183,8 +226,9 @@ def test_lying_header_is_one_format_error(name):
 
 def _cli(*args) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
-    return subprocess.run([sys.executable, "-m", "tokenizer_lsp", *args], capture_output=True, text=True,
-                          env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 @pytest.mark.parametrize("name", sorted(LIES) + ["truncated"])

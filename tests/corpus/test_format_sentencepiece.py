@@ -14,19 +14,23 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import CORPUS
-
 import sentencepiece as spm  # a third-party engine, not our code
 from sentencepiece import sentencepiece_model_pb2 as pb2  # needs protobuf
-
 from tokenizer_lsp.core.formats.registry import sniff_path  # noqa: E402
 from tokenizer_lsp.core.formats.sentencepiece import PLUGIN  # noqa: E402
 
+from tests.conftest import CORPUS
+
 DATA = Path(__file__).parent.parent / "data" / "sentencepiece"
 TYPE_NAMES = {1: "NORMAL", 2: "UNKNOWN", 3: "CONTROL", 4: "USER_DEFINED", 5: "UNUSED", 6: "BYTE"}
-TEXTS = ["Hello world", "  two  spaces and a\ttab\n", "naïve café, 東京タワー 123456 👋🏽",
-         "<s>[INST] not special in text [/INST]</s>", "", "ｱｲｳ ＡＢＣ ﬁ"]
+TEXTS = [
+    "Hello world",
+    "  two  spaces and a\ttab\n",
+    "naïve café, 東京タワー 123456 👋🏽",
+    "<s>[INST] not special in text [/INST]</s>",
+    "",
+    "ｱｲｳ ＡＢＣ ﬁ",
+]
 
 
 def real_models() -> list[Path]:
@@ -45,8 +49,13 @@ REAL = real_models()
 
 
 def cli(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True,
-                          text=True, input=stdin, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *map(str, args)],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=300,
+    )
 
 
 def proto_of(path: Path):
@@ -56,6 +65,7 @@ def proto_of(path: Path):
 
 
 # ---- real models ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
 def test_rows_and_settings_equal_sentencepiece(path):
@@ -155,9 +165,15 @@ def trained(tmp_path_factory):
     out = {}
     for kind, size, fallback in (("bpe", 320, True), ("unigram", 120, False)):
         prefix = d / kind
-        spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(prefix), vocab_size=size,
-                                       model_type=kind, byte_fallback=fallback, minloglevel=2,
-                                       hard_vocab_limit=False)
+        spm.SentencePieceTrainer.train(
+            input=str(corpus),
+            model_prefix=str(prefix),
+            vocab_size=size,
+            model_type=kind,
+            byte_fallback=fallback,
+            minloglevel=2,
+            hard_vocab_limit=False,
+        )
         out[kind] = Path(f"{prefix}.model")
     return out
 
@@ -223,7 +239,7 @@ def test_duplicate_piece(trained, tmp_path):
         extra.piece, extra.score = twice, -50.0
 
     path = edited(trained["unigram"], tmp_path / "dup.model", edit)
-    with pytest.raises(Exception):  # the engine refuses it: that is why it is an error
+    with pytest.raises(Exception):  # noqa: B017 - the engine refuses it: that is why it is an error
         spm.SentencePieceProcessor(model_file=str(path))
     found = [f for f in codes(path) if f["code"] == "duplicate-token"]
     assert [f["id"] for f in found] == [len(proto.pieces)]
@@ -250,6 +266,7 @@ def test_unreachable_piece_is_one_the_engine_never_gives(trained, tmp_path):
 
 # ---- untrusted bytes --------------------------------------------------------------------
 
+
 def bad_inputs(model: Path) -> dict[str, bytes]:
     data = model.read_bytes()
     proto = proto_of(model)
@@ -259,7 +276,7 @@ def bad_inputs(model: Path) -> dict[str, bytes]:
     rng = random.Random(25)
     return {
         "random": bytes(rng.randrange(256) for _ in range(4096)),
-        "random-after-a-piece": data[:inside - 3] + bytes(rng.randrange(256) for _ in range(512)),
+        "random-after-a-piece": data[: inside - 3] + bytes(rng.randrange(256) for _ in range(512)),
         "cut": data[:inside],
         "lying-length": b"\x0a\xff\xff\xff\xff\x0f" + data[6:200],
         "lying-piece": b"\x0a\x08\x0a\x7fabc\x15\x00\x00",
@@ -283,14 +300,18 @@ def test_mutated_models_read_or_fail_with_one_format_error():
     a FormatError, never another exception (the CLI turns FormatError into one line)."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
-
     from tokenizer_lsp.core.formats.table import FormatError
 
     data = (DATA / "botchan_en_bpe_1000.model").read_bytes()
 
     @settings(max_examples=300, deadline=None, derandomize=True)
-    @given(st.lists(st.tuples(st.integers(0, len(data) - 1), st.integers(0, 255), st.sampled_from("fci")),
-                    min_size=1, max_size=4))
+    @given(
+        st.lists(
+            st.tuples(st.integers(0, len(data) - 1), st.integers(0, 255), st.sampled_from("fci")),
+            min_size=1,
+            max_size=4,
+        )
+    )
     def mutated(edits):
         buf = bytearray(data)
         for at, value, how in edits:

@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+# mistral-common is the oracle (pyproject's `test` extra): without it these tests fail at
+# import, never skip (a skip would hide a missing install step)
+from mistral_common.tokens.tokenizers import tekken  # noqa: E402
+from mistral_common.tokens.tokenizers.base import SpecialTokenPolicy  # noqa: E402
 from tokenizer_lsp.core.checks.tables import table_findings
 from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.formats import registry
@@ -18,15 +22,17 @@ from tokenizer_lsp.core.formats.tekken.read import DEFAULT_SPECIALS, FILLER
 
 from tests.conftest import CORPUS
 
-# mistral-common is the oracle (pyproject's `test` extra): without it these tests fail at
-# import, never skip (a skip would hide a missing install step)
-from mistral_common.tokens.tokenizers import tekken  # noqa: E402
-from mistral_common.tokens.tokenizers.base import SpecialTokenPolicy  # noqa: E402
-
 Tekkenizer = tekken.Tekkenizer
 
-TEXTS = ["Hello world, ça va?", "  leading spaces\n\nand lines\r\n", "数字 12345 and emoji 🙂👍🏽",
-         "def f(x):\n\treturn x ** 2  # code", "", "Ünïcödé ß ﬁ \u200b zero-width", "<s>[INST] not special [/INST]"]
+TEXTS = [
+    "Hello world, ça va?",
+    "  leading spaces\n\nand lines\r\n",
+    "数字 12345 and emoji 🙂👍🏽",
+    "def f(x):\n\treturn x ** 2  # code",
+    "",
+    "Ünïcödé ß ﬁ \u200b zero-width",
+    "<s>[INST] not special [/INST]",
+]
 
 
 def real_files() -> list[Path]:
@@ -115,11 +121,21 @@ N_SPECIAL = 24
 def synthetic(version="v3", specials=None, extra=()) -> dict:
     vocab = [bytes([i]) for i in range(256)] + PIECES + list(extra)
     obj = {
-        "config": {"pattern": r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+",
-                   "num_vocab_tokens": len(vocab), "default_vocab_size": len(vocab) + N_SPECIAL,
-                   "default_num_special_tokens": N_SPECIAL, "version": version},
-        "vocab": [{"rank": i, "token_bytes": base64.b64encode(b).decode(),
-                   "token_str": b.decode("utf-8") if _utf8(b) else None} for i, b in enumerate(vocab)],
+        "config": {
+            "pattern": r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+",
+            "num_vocab_tokens": len(vocab),
+            "default_vocab_size": len(vocab) + N_SPECIAL,
+            "default_num_special_tokens": N_SPECIAL,
+            "version": version,
+        },
+        "vocab": [
+            {
+                "rank": i,
+                "token_bytes": base64.b64encode(b).decode(),
+                "token_str": b.decode("utf-8") if _utf8(b) else None,
+            }
+            for i, b in enumerate(vocab)
+        ],
     }
     if specials is not None:
         obj["special_tokens"] = specials
@@ -150,8 +166,10 @@ def codes(path, fragments=False) -> dict:
     return out
 
 
-V7_SPECIALS = [{"rank": i, "token_str": s, "is_control": True}
-               for i, s in enumerate(["<unk>", "<s>", "</s>", "[INST]", "[/INST]", "<pad>"])]
+V7_SPECIALS = [
+    {"rank": i, "token_str": s, "is_control": True}
+    for i, s in enumerate(["<unk>", "<s>", "</s>", "[INST]", "[/INST]", "<pad>"])
+]
 
 
 @pytest.mark.parametrize("version,specials", [("v3", None), ("v7", V7_SPECIALS), ("v11", V7_SPECIALS)])
@@ -246,7 +264,7 @@ def test_special_missing_eos(tmp_path):
     path = write(tmp_path, synthetic("v7", specials))
     tk = Tekkenizer.from_file(path)
     with pytest.raises(ValueError):
-        tk.eos_id
+        _ = tk.eos_id
     found = codes(path)
     assert list(found) == ["special-id"] and "</s>" in found["special-id"][0].message
 
@@ -294,8 +312,9 @@ def test_listed_special_named_like_a_filler(tmp_path):
     """A listed special spelled as a later filler: mistral-common refuses the file (its
     specials must be unique); the checks say so without failing on the filler's row, which
     has no place in the text."""
-    specials = [dict(s) for s in V7_SPECIALS] + [{"rank": 6, "token_str": FILLER.format(id=N_SPECIAL - 1),
-                                                  "is_control": True}]
+    specials = [dict(s) for s in V7_SPECIALS] + [
+        {"rank": 6, "token_str": FILLER.format(id=N_SPECIAL - 1), "is_control": True}
+    ]
     path = write(tmp_path, synthetic("v7", specials))
     with pytest.raises(AssertionError):
         Tekkenizer.from_file(path)
@@ -309,7 +328,8 @@ def test_listed_special_named_like_a_filler(tmp_path):
 
 _WITHOUT_MISTRAL_COMMON = (
     "import sys; sys.modules['mistral_common'] = None\n"  # `import mistral_common` raises ImportError
-    "sys.argv[0] = 'tokenizer-lsp'; from tokenizer_lsp.cli import run; run()\n")
+    "sys.argv[0] = 'tokenizer-lsp'; from tokenizer_lsp.cli import run; run()\n"
+)
 
 
 def _cli_without_mistral_common(*args: str):
@@ -324,20 +344,28 @@ def test_encode_needs_no_mistral_common(real):
     path, plugin, table, tk = real
     for text in TEXTS[:3]:
         for special in (False, True):
-            p = _cli_without_mistral_common("encode", "--format", "json", *(["--special"] if special else []),
-                                            str(path), text)
+            p = _cli_without_mistral_common(
+                "encode", "--format", "json", *(["--special"] if special else []), str(path), text
+            )
             assert p.returncode == 0, p.stderr
             assert json.loads(p.stdout)["ids"] == tk.encode(text, bos=special, eos=False)
 
 
-@pytest.mark.parametrize("name,edit", [
-    ("rank", lambda o: o["vocab"][260].update(rank=261)),
-    ("duplicate", lambda o: o["vocab"].append({"rank": len(o["vocab"]), "token_bytes": "aGVsbG8=",
-                                               "token_str": "hello"})),
-    ("special", lambda o: o.update(special_tokens=V7_SPECIALS + [{"rank": 6, "token_str": "<s>",
-                                                                 "is_control": True}])),
-    ("size", lambda o: o["config"].update(default_vocab_size=o["config"]["default_vocab_size"] + 5)),
-])
+@pytest.mark.parametrize(
+    "name,edit",
+    [
+        ("rank", lambda o: o["vocab"][260].update(rank=261)),
+        (
+            "duplicate",
+            lambda o: o["vocab"].append({"rank": len(o["vocab"]), "token_bytes": "aGVsbG8=", "token_str": "hello"}),
+        ),
+        (
+            "special",
+            lambda o: o.update(special_tokens=V7_SPECIALS + [{"rank": 6, "token_str": "<s>", "is_control": True}]),
+        ),
+        ("size", lambda o: o["config"].update(default_vocab_size=o["config"]["default_vocab_size"] + 5)),
+    ],
+)
 def test_encode_refuses_what_mistral_common_refuses(tmp_path, name, edit):
     obj = synthetic("v7", V7_SPECIALS)
     edit(obj)
@@ -363,8 +391,8 @@ def test_decode_token_is_the_stored_form(real):
     vocab = json.loads(path.read_bytes())["vocab"]
     n = tk.num_special_tokens
     assert len(rows) == tk.n_words
-    stored = [(e["token_str"] if e["token_str"] is not None else e["token_bytes"]) for e in vocab[:tk.n_words - n]]
+    stored = [(e["token_str"] if e["token_str"] is not None else e["token_bytes"]) for e in vocab[: tk.n_words - n]]
     assert [r["token"] for r in rows[n:]] == stored
     assert [bytes.fromhex(r["bytes"]) for r in rows[n:]] == [tk.id_to_byte_piece(i) for i in range(n, tk.n_words)]
     if path.name == "tekken_240718.json":
-        assert sum(e["token_str"] is None for e in vocab[:tk.n_words - n]) == 1435
+        assert sum(e["token_str"] is None for e in vocab[: tk.n_words - n]) == 1435

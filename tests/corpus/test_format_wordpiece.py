@@ -10,21 +10,28 @@ import sys
 from pathlib import Path
 
 import pytest
+from tokenizer_lsp.core.formats.registry import sniff_path
+from tokenizer_lsp.core.formats.wordpiece import PLUGIN
 from tokenizers import Tokenizer
 from tokenizers.implementations import BertWordPieceTokenizer
 from tokenizers.models import WordPiece
 
 from tests.conftest import corpus_file
-from tokenizer_lsp.core.formats.registry import sniff_path
-from tokenizer_lsp.core.formats.wordpiece import PLUGIN
 
-TEXTS = ["Hello, World!", "unaffable naïve CAFÉ", "東京 tower\t42", "", "[CLS] in the text [SEP]",
-         "x" * 120 + " long word"]
+TEXTS = [
+    "Hello, World!",
+    "unaffable naïve CAFÉ",
+    "東京 tower\t42",
+    "",
+    "[CLS] in the text [SEP]",
+    "x" * 120 + " long word",
+]
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_ids_are_lines_as_tokenizers_reads_them():
@@ -33,8 +40,9 @@ def test_ids_are_lines_as_tokenizers_reads_them():
     theirs = WordPiece.read_file(str(path))
     assert {r.token: r.id for r in table.rows} == theirs
     # the same vocabulary as the tokenizer.json published beside it
-    assert {r.token: r.id for r in table.rows} == Tokenizer.from_file(
-        str(path.parent / "tokenizer.json")).get_vocab(with_added_tokens=False)
+    assert {r.token: r.id for r in table.rows} == Tokenizer.from_file(str(path.parent / "tokenizer.json")).get_vocab(
+        with_added_tokens=False
+    )
 
 
 def test_encode_equals_bert_wordpiece_tokenizer_on_the_corpus_file():
@@ -78,8 +86,11 @@ def test_sniffed_by_content(tmp_path):
 
 # ---- vocabularies trained here ----------------------------------------------------------
 
-SENTENCES = ["The quick brown fox jumps over the lazy dog.", "Tokenizers split words into word pieces!",
-             "Unbelievable, unaffable, unreadable."] * 30
+SENTENCES = [
+    "The quick brown fox jumps over the lazy dog.",
+    "Tokenizers split words into word pieces!",
+    "Unbelievable, unaffable, unreadable.",
+] * 30
 
 
 @pytest.fixture()
@@ -121,8 +132,10 @@ def test_whitespace_and_empty_lines_are_unreachable(trained):
     theirs = BertWordPieceTokenizer(str(trained), lowercase=False)
     assert theirs.token_to_id("new york") == k and k not in theirs.encode("new york", add_special_tokens=False).ids
     found = [f for f in findings(trained) if f["code"] == "wordpiece-unreachable"]
-    assert [(f["id"], f["range"]["start"]["line"], f["severity"]) for f in found] == \
-        [(k, k, "warning"), (k + 1, k + 1, "warning")]
+    assert [(f["id"], f["range"]["start"]["line"], f["severity"]) for f in found] == [
+        (k, k, "warning"),
+        (k + 1, k + 1, "warning"),
+    ]
 
 
 def test_unk_missing_and_duplicate(trained):

@@ -13,12 +13,12 @@ import subprocess
 import sys
 
 import pytest
-
-from tests.conftest import ROOT
-from tests.gguf_fixtures import BUG_NAMES, bugs, converted, hf_folder, write_gguf
 from tokenizer_lsp.core.checks.gguf_source import PROBES
 from tokenizer_lsp.core.checks.tables import table_findings
 from tokenizer_lsp.core.formats.gguf import PLUGIN
+
+from tests.conftest import ROOT
+from tests.gguf_fixtures import BUG_NAMES, bugs, converted, hf_folder, write_gguf
 
 GGUF_CODES = {"gguf-pre-missing", "gguf-token-type", "gguf-mismatch", "gguf-special-id", "gguf-chat-template"}
 
@@ -30,8 +30,9 @@ def hf(tmp_path_factory):
 
 def _cli(*args) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
-    return subprocess.run([sys.executable, "-m", "tokenizer_lsp", *args], capture_output=True, text=True,
-                          env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def _codes(table, source=None) -> set[str]:
@@ -155,6 +156,13 @@ def test_diff_llama_gguf_against_its_tokenizer_model(tmp_path):
     renamed = list(conv["tokens"])
     k = conv["types"].index(1)
     renamed[k] += "x"
-    d = json.loads(_cli("diff", "--format", "json", str(write_spm_gguf(tmp_path / "b.gguf", {**conv, "tokens": renamed})),
-                        str(SPM_MODEL)).stdout)
+    d = json.loads(
+        _cli(
+            "diff",
+            "--format",
+            "json",
+            str(write_spm_gguf(tmp_path / "b.gguf", {**conv, "tokens": renamed})),
+            str(SPM_MODEL),
+        ).stdout
+    )
     assert [v["token"] for v in d["vocab"]["added"]] == [conv["tokens"][k]]

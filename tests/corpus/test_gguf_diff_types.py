@@ -18,19 +18,23 @@ import subprocess
 import sys
 from pathlib import Path
 
+import gguf
 import pytest
 
 from tests.conftest import corpus_file
 from tests.gguf_fixtures import write_gguf
 
-import gguf
 EOT = "<|endoftext|>"
 NORMAL, CONTROL, USER_DEFINED = 1, 3, 4  # gguf.TokenType
 
 
 def diff(old: Path, new: Path) -> tuple[int, dict]:
-    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "diff", "--format", "json", str(old), str(new)],
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", "diff", "--format", "json", str(old), str(new)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode in (0, 1), p.stderr
     return p.returncode, json.loads(p.stdout)
 
@@ -49,11 +53,16 @@ def gpt2(tmp_path_factory):
         return [bytes(f.parts[i]).decode("utf-8") for i in f.data]
 
     f = reader.fields["tokenizer.ggml.token_type"]
-    conv = {"tokens": strings("tokenizer.ggml.tokens"), "types": [int(f.parts[i][0]) for i in f.data],
-            "merges": strings("tokenizer.ggml.merges"), "pre": "gpt-2"}
+    conv = {
+        "tokens": strings("tokenizer.ggml.tokens"),
+        "types": [int(f.parts[i][0]) for i in f.data],
+        "merges": strings("tokenizer.ggml.merges"),
+        "pre": "gpt-2",
+    }
     conv["bos"] = conv["eos"] = conv["tokens"].index(EOT)
-    tok = Tokenizer(BPE.from_file(str(corpus_file("whisper-gpt2/vocab.json")),
-                                  str(corpus_file("whisper-gpt2/merges.txt"))))
+    tok = Tokenizer(
+        BPE.from_file(str(corpus_file("whisper-gpt2/vocab.json")), str(corpus_file("whisper-gpt2/merges.txt")))
+    )
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     tok.add_special_tokens([AddedToken(EOT, special=True, normalized=True)])
@@ -98,8 +107,9 @@ def test_a_token_only_one_side_has_is_still_added(gpt2, tmp_path):
     types = list(conv["types"])
     k = conv["tokens"].index("the")
     types[k] = CONTROL
-    grown = write_gguf(tmp_path / "grown.gguf", {**conv, "tokens": conv["tokens"] + [extra],
-                                                 "types": types + [CONTROL]})
+    grown = write_gguf(
+        tmp_path / "grown.gguf", {**conv, "tokens": conv["tokens"] + [extra], "types": types + [CONTROL]}
+    )
     code, d = diff(hf, grown)
     assert code == 1
     assert [(a["content"], a["id"], a["special"]) for a in d["added_tokens"]["added"]] == [(extra, n, True)]
@@ -114,6 +124,7 @@ def test_a_slow_folder_whose_class_makes_the_token_special_is_the_same(gpt2, tmp
     import shutil
 
     import transformers
+
     path, conv, _ = gpt2
     folder = tmp_path / "slow-gpt2"
     folder.mkdir()

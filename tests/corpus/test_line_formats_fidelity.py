@@ -18,9 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import tiktoken  # noqa: E402
+import tiktoken.load as tiktoken_load  # dependencies of the package: a broken install fails, never skips
+import tokenizers.models as tokenizers_models
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from tokenizer_lsp.cli import main as cli
 from tokenizer_lsp.core import detect
 from tokenizer_lsp.core.decoded_listing import decoded_rows
@@ -28,14 +30,9 @@ from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.formats.tiktoken_doc import TiktokenDocument
 from tokenizer_lsp.core.pieces import piece_at
 from tokenizer_lsp.lsp.render.hover import hover_markdown
-
-from tests.conftest import corpus_file, gpt2_bytes_to_unicode
-
-import tiktoken.load as tiktoken_load  # dependencies of the package: a broken install fails, never skips
-import tokenizers.models as tokenizers_models
-import tiktoken  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
+from tests.conftest import corpus_file, gpt2_bytes_to_unicode
 
 # ---- helpers: tiktoken itself ------------------------------------------------------------
 
@@ -188,8 +185,11 @@ def test_lines_tiktoken_refuses_are_malformed_saying_why(tmp_path, line):
 
 def test_messages_keep_their_plain_words(tmp_path):
     data = b"IQ== 0\n   \nIg== x\nQQ 3\n"
-    got = [f.message for f in index_file(str(write(tmp_path, "x.tiktoken", data))).findings
-           if f.code == "tiktoken-malformed"]
+    got = [
+        f.message
+        for f in index_file(str(write(tmp_path, "x.tiktoken", data))).findings
+        if f.code == "tiktoken-malformed"
+    ]
     assert got[0].startswith("expected `base64 rank`, found 0 fields (a line of blanks")
     assert got[1].startswith("rank `x` is not a non-negative integer: tiktoken's loader fails")
     assert got[2].startswith("`QQ` is not valid base64: tiktoken's loader fails on this line (binascii.Error: ")
@@ -237,7 +237,9 @@ def test_rank_u32_max_is_never_merged_to(tmp_path):
     enc = tiktoken.Encoding("fidelity-test", pat_str=r"\S+", mergeable_ranks=expected, special_tokens={})
     # tiktoken takes u32::MAX for "no merge": `abb` never merges a+b (with rank 2 it would)
     assert enc.encode("abb") == [0, 1, 1]
-    enc2 = tiktoken.Encoding("fidelity-test-2", pat_str=r"\S+", mergeable_ranks={**expected, b"ab": 2}, special_tokens={})
+    enc2 = tiktoken.Encoding(
+        "fidelity-test-2", pat_str=r"\S+", mergeable_ranks={**expected, b"ab": 2}, special_tokens={}
+    )
     assert enc2.encode("abb") == [2, 1]
     idx = index_file(str(write(tmp_path, "x.tiktoken", data)))
     fails, odd = malformed(idx, data)
@@ -277,7 +279,9 @@ def test_identical_duplicate_keeps_its_message(tmp_path):
     idx = index_file(str(write(tmp_path, "x.tiktoken", data)))
     assert idx.doc.ranks() == tiktoken_reads(data)
     dup = [f.message for f in idx.findings if f.code == "duplicate-token"]
-    assert dup == ["`IQ==` appears more than once in the vocabulary; the last rank (2) wins and the earlier entry is lost"]
+    assert dup == [
+        "`IQ==` appears more than once in the vocabulary; the last rank (2) wins and the earlier entry is lost"
+    ]
 
 
 # ---- tiktoken: line splitting ----------------------------------------------------------------
@@ -286,8 +290,10 @@ def test_identical_duplicate_keeps_its_message(tmp_path):
 def test_line_breaks_are_those_of_bytes_splitlines(tmp_path):
     """bytes.splitlines() ends lines at \\n, \\r\\n and \\r only (not \\x0b, \\x0c, \\x1c-\\x1e,
     \\x85 or U+2028, unlike str.splitlines)."""
-    data = (b"IQ== 0\r\nIg== 1\rIw== 2\nJA==\x0b3\nJQ==\x0c4\nJg==\x1c 5\n"
-            b"Jw==\x1d 6\nKA==\x1e 7\nKQ==\x85 8\nKg==\xe2\x80\xa8 9\r\n\r\n\rKw== 10")
+    data = (
+        b"IQ== 0\r\nIg== 1\rIw== 2\nJA==\x0b3\nJQ==\x0c4\nJg==\x1c 5\n"
+        b"Jw==\x1d 6\nKA==\x1e 7\nKQ==\x85 8\nKg==\xe2\x80\xa8 9\r\n\r\n\rKw== 10"
+    )
     assert [l for l in TiktokenDocument(data).lines if l] == [l for l in data.splitlines() if l]
     expected = tiktoken_reads(data)
     assert isinstance(expected, dict) and len(expected) == 11
@@ -297,9 +303,37 @@ def test_line_breaks_are_those_of_bytes_splitlines(tmp_path):
 
 # ---- tiktoken: any line, as tiktoken reads it ------------------------------------------------
 
-_PIECES = [b"QQ==", b"IQ", b"=", b"==", b"Q", b"QR==", b"+/", b"4og=", b"-", b"!", b"_", b"A", b"",
-           b" ", b"  ", b"\t", b"\x0b", b"\x0c", b"\x1c", b"\x85",
-           b"0", b"7", b"12", b"-1", b"+3", b"1_0", b"4294967295", b"4294967296", b"x"]
+_PIECES = [
+    b"QQ==",
+    b"IQ",
+    b"=",
+    b"==",
+    b"Q",
+    b"QR==",
+    b"+/",
+    b"4og=",
+    b"-",
+    b"!",
+    b"_",
+    b"A",
+    b"",
+    b" ",
+    b"  ",
+    b"\t",
+    b"\x0b",
+    b"\x0c",
+    b"\x1c",
+    b"\x85",
+    b"0",
+    b"7",
+    b"12",
+    b"-1",
+    b"+3",
+    b"1_0",
+    b"4294967295",
+    b"4294967296",
+    b"x",
+]
 _line = st.lists(st.sampled_from(_PIECES), max_size=6).map(b"".join)
 _eol = st.sampled_from([b"\n", b"\r\n", b"\r"])
 
@@ -323,8 +357,7 @@ def test_any_file_as_tiktoken_reads_it(rows):
     # the mapping of everything else is tiktoken's
     assert doc.ranks() == tiktoken_reads(b"\n".join(l for l, _ in accepted))
     # ranks tiktoken's encoder cannot hold, on their rank field
-    assert [data[f.start : f.end] for f in odd] == [
-        l.split()[1] for l, (_, r) in accepted if not 0 <= r < 2**32 - 1]
+    assert [data[f.start : f.end] for f in odd] == [l.split()[1] for l, (_, r) in accepted if not 0 <= r < 2**32 - 1]
     # repeated bytes: one finding per later line, on its base64 field
     seen, want = set(), []
     for l, (b, _) in accepted:
@@ -335,7 +368,8 @@ def test_any_file_as_tiktoken_reads_it(rows):
     # every accepted line's field (as written) stands for tiktoken's bytes and rank
     refs = [r for i in range(len(doc.lines)) for r in doc._refs_on_line(i)]
     assert [(data[r.start : r.end], base64.b64decode(r.token, validate=True), r.rank) for r in refs] == [
-        (l.split()[0], b, r) for l, (b, r) in accepted]
+        (l.split()[0], b, r) for l, (b, r) in accepted
+    ]
 
 
 def test_corpus_o200k_is_read_as_tiktoken_reads_it():
@@ -345,15 +379,31 @@ def test_corpus_o200k_is_read_as_tiktoken_reads_it():
     doc = TiktokenDocument(data)
     assert doc.ranks() == expected and len(expected) == 199998
     # every key is the field as written in a real file
-    assert all(doc.vocab_key(o) == doc.data[s : s + n].decode() for o, (_, _, s, n) in
-               ((o, doc.line_entry[doc.entry_line[o]]) for o in range(0, len(expected), 997)))
+    assert all(
+        doc.vocab_key(o) == doc.data[s : s + n].decode()
+        for o, (_, _, s, n) in ((o, doc.line_entry[doc.entry_line[o]]) for o in range(0, len(expected), 997))
+    )
 
 
 # ---- merges: CLIP's header ---------------------------------------------------------------------
 
 CLIP_HEADER = '"bpe_simple_vocab_16e6.txt#version: 0.2'
-CLIP_MERGES = ["i n", "t h", "a n", "r e", "th e</w>", "in g</w>", "h e", "l l", "he ll", "hell o</w>",
-               "t o</w>", "Ã ©</w>", "o n", "on e</w>"]
+CLIP_MERGES = [
+    "i n",
+    "t h",
+    "a n",
+    "r e",
+    "th e</w>",
+    "in g</w>",
+    "h e",
+    "l l",
+    "he ll",
+    "hell o</w>",
+    "t o</w>",
+    "Ã ©</w>",
+    "o n",
+    "on e</w>",
+]
 
 
 def bytes_to_unicode() -> dict[int, str]:

@@ -7,30 +7,63 @@ import copy
 import json
 
 import pytest
+import tokenizers  # a dependency of the package: a broken install fails, never skips
 from tokenizer_lsp.core.index import build_index
 
 from tests.conftest import corpus_file
 
-import tokenizers  # a dependency of the package: a broken install fails, never skips
-
-ADDED = {"id": 3, "content": "<s>", "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": True}
+ADDED = {
+    "id": 3,
+    "content": "<s>",
+    "single_word": False,
+    "lstrip": False,
+    "rstrip": False,
+    "normalized": False,
+    "special": True,
+}
 BASE = {
-    "version": "1.0", "truncation": None, "padding": None,
+    "version": "1.0",
+    "truncation": None,
+    "padding": None,
     "added_tokens": [ADDED],
-    "normalizer": {"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]},
-    "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-        {"type": "Split", "pattern": {"Regex": "\\d"}, "behavior": "Isolated", "invert": False},
-        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
-    "post_processor": {"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A", "type_id": 0}}],
-                       "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
-                       "special_tokens": {}},
-    "decoder": {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
-                                                 {"type": "ByteFallback"}, {"type": "Fuse"},
-                                                 {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
-    "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-              "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-              "vocab": {"a": 0, "b": 1, "ab": 2, "<s>": 3}, "merges": [["a", "b"]]},
+    "normalizer": {
+        "type": "Sequence",
+        "normalizers": [{"type": "NFC"}, {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}],
+    },
+    "pre_tokenizer": {
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": "\\d"}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+        ],
+    },
+    "post_processor": {
+        "type": "TemplateProcessing",
+        "single": [{"Sequence": {"id": "A", "type_id": 0}}],
+        "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+        "special_tokens": {},
+    },
+    "decoder": {
+        "type": "Sequence",
+        "decoders": [
+            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+            {"type": "ByteFallback"},
+            {"type": "Fuse"},
+            {"type": "Strip", "content": " ", "start": 1, "stop": 0},
+        ],
+    },
+    "model": {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": None,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": False,
+        "byte_fallback": False,
+        "ignore_merges": False,
+        "vocab": {"a": 0, "b": 1, "ab": 2, "<s>": 3},
+        "merges": [["a", "b"]],
+    },
 }
 
 
@@ -43,6 +76,7 @@ def _set(path, value):
             del node[path[-1]]
         else:
             node[path[-1]] = value
+
     return change
 
 
@@ -65,9 +99,17 @@ REFUSED = [
     ("unknown model type", _set(("model", "type"), "Bpe"), '"type": "Bpe"'),
     ("unknown normalizer type", _set(("normalizer", "normalizers", 0, "type"), "NFX"), '"type": "NFX"'),
     ("unknown pre-tokenizer type", _set(("pre_tokenizer", "type"), "Whitespaces"), '"type": "Whitespaces"'),
-    ("unknown nested pre-tokenizer", _set(("pre_tokenizer", "pretokenizers", 1, "type"), "Bytelevel"), '"type": "Bytelevel"'),
+    (
+        "unknown nested pre-tokenizer",
+        _set(("pre_tokenizer", "pretokenizers", 1, "type"), "Bytelevel"),
+        '"type": "Bytelevel"',
+    ),
     ("unknown post-processor type", _set(("post_processor",), {"type": "Template"}), '"type": "Template"'),
-    ("unknown type and the fields of none", _set(("decoder", "decoders", 1, "type"), "Bytefallback"), '"type": "Bytefallback"'),
+    (
+        "unknown type and the fields of none",
+        _set(("decoder", "decoders", 1, "type"), "Bytefallback"),
+        '"type": "Bytefallback"',
+    ),
     ("unknown decoder type", _set(("decoder", "decoders", 2, "type"), "Fused"), '"type": "Fused"'),
     ("merges not a list", _set(("model", "merges"), "a b"), '"merges": "a b"'),
     ("BPE without merges", _set(("model", "merges"), _DROP), '"model"'),
@@ -75,20 +117,41 @@ REFUSED = [
     ("merge of three", _set(("model", "merges", 0), ["a", "b", "c"]), '"c"'),
     ("merge pair with a number", _set(("model", "merges", 0), ["a", 5]), "5"),
     ("merge string in a list of pairs", lambda o: o["model"]["merges"].append("a b"), '"a b"'),
-    ("ByteLevel without add_prefix_space", _set(("pre_tokenizer", "pretokenizers", 1, "add_prefix_space"), _DROP),
-     '"type": "ByteLevel"'),
+    (
+        "ByteLevel without add_prefix_space",
+        _set(("pre_tokenizer", "pretokenizers", 1, "add_prefix_space"), _DROP),
+        '"type": "ByteLevel"',
+    ),
     ("Split without invert", _set(("pre_tokenizer", "pretokenizers", 0, "invert"), _DROP), '"type": "Split"'),
-    ("Replace normalizer without content", _set(("normalizer", "normalizers", 1, "content"), _DROP), '"type": "Replace"'),
+    (
+        "Replace normalizer without content",
+        _set(("normalizer", "normalizers", 1, "content"), _DROP),
+        '"type": "Replace"',
+    ),
     ("template without special_tokens", _set(("post_processor", "special_tokens"), _DROP), '"post_processor"'),
-    ("WordPiece without unk_token", lambda o: o.__setitem__("model", {
-        "type": "WordPiece", "continuing_subword_prefix": "##", "max_input_chars_per_word": 100,
-        "vocab": {"a": 0}}), '"model"'),
+    (
+        "WordPiece without unk_token",
+        lambda o: o.__setitem__(
+            "model",
+            {
+                "type": "WordPiece",
+                "continuing_subword_prefix": "##",
+                "max_input_chars_per_word": 100,
+                "vocab": {"a": 0},
+            },
+        ),
+        '"model"',
+    ),
     ("flag of the wrong type", _set(("model", "byte_fallback"), "no"), '"byte_fallback": "no"'),
     ("dropout out of range", _set(("model", "dropout"), 1.5), '"dropout": 1.5'),
     ("unk_token not a string", _set(("model", "unk_token"), 0), '"unk_token": 0'),
     ("pattern not an object", _set(("normalizer", "normalizers", 1, "pattern"), " "), '"pattern": " "'),
     ("behavior unknown", _set(("pre_tokenizer", "pretokenizers", 0, "behavior"), "Split"), '"behavior": "Split"'),
-    ("ByteLevel flag not a bool", _set(("pre_tokenizer", "pretokenizers", 1, "add_prefix_space"), 1), '"add_prefix_space": 1'),
+    (
+        "ByteLevel flag not a bool",
+        _set(("pre_tokenizer", "pretokenizers", 1, "add_prefix_space"), 1),
+        '"add_prefix_space": 1',
+    ),
     ("Strip start negative", _set(("decoder", "decoders", 3, "start"), -1), '"start": -1'),
     ("Strip content two characters", _set(("decoder", "decoders", 3, "content"), "  "), '"content": "  "'),
     ("Sequence items not a list", _set(("decoder", "decoders"), {"type": "Fuse"}), '"decoders"'),
@@ -96,10 +159,16 @@ REFUSED = [
     ("truncation not an object", _set(("truncation",), "none"), '"truncation": "none"'),
     ("version unknown", _set(("version",), "2.0"), '"version": "2.0"'),
     ("unknown top-level key", _set(("extra",), 1), '"extra": 1'),
-    ("Unigram row of one element", lambda o: o.__setitem__("model", {"type": "Unigram", "unk_id": 0,
-                                                                      "vocab": [["a", 0.0], ["b"]]}), '"b"'),
-    ("Unigram score a string", lambda o: o.__setitem__("model", {"type": "Unigram", "unk_id": 0,
-                                                                  "vocab": [["a", 0.0], ["b", "x"]]}), '"x"'),
+    (
+        "Unigram row of one element",
+        lambda o: o.__setitem__("model", {"type": "Unigram", "unk_id": 0, "vocab": [["a", 0.0], ["b"]]}),
+        '"b"',
+    ),
+    (
+        "Unigram score a string",
+        lambda o: o.__setitem__("model", {"type": "Unigram", "unk_id": 0, "vocab": [["a", 0.0], ["b", "x"]]}),
+        '"x"',
+    ),
 ]
 
 ACCEPTED = [
@@ -109,14 +178,22 @@ ACCEPTED = [
     ("optional fields left out", lambda o: [o["model"].pop(k) for k in ("dropout", "unk_token", "fuse_unk")]),
     ("dropout 1", _set(("model", "dropout"), 1)),
     ("top-level sections left out", lambda o: [o.pop(k) for k in ("version", "truncation", "normalizer", "decoder")]),
-    ("RobertaProcessing flags of any kind", _set(("post_processor",), {
-        "type": "RobertaProcessing", "sep": ["b", 1], "cls": ["a", 0], "trim_offsets": "x", "add_prefix_space": 1})),
+    (
+        "RobertaProcessing flags of any kind",
+        _set(
+            ("post_processor",),
+            {"type": "RobertaProcessing", "sep": ["b", 1], "cls": ["a", 0], "trim_offsets": "x", "add_prefix_space": 1},
+        ),
+    ),
     ("string merges", _set(("model", "merges"), ["a b"])),
     ("unknown type with the fields of a known one", _set(("post_processor", "type"), "Template")),
     ("unknown decoder type shaped as Strip", _set(("decoder", "decoders", 3, "type"), "Stripper")),
     ("unknown decoder type shaped as Replace", _set(("decoder", "decoders", 0, "type"), "Replaces")),
     ("Metaspace split null", _set(("pre_tokenizer",), {"type": "Metaspace", "replacement": "▁", "split": None})),
-    ("Unigram unk_id null", lambda o: o.__setitem__("model", {"type": "Unigram", "unk_id": None, "vocab": [["a", 0.0]]})),
+    (
+        "Unigram unk_id null",
+        lambda o: o.__setitem__("model", {"type": "Unigram", "unk_id": None, "vocab": [["a", 0.0]]}),
+    ),
 ]
 
 
@@ -142,8 +219,11 @@ def _refused(text: str) -> bool:
 
 def _line_of(text: str, needle: str) -> int:
     lines = text.split("\n")
-    return next(i for i, line in enumerate(lines) if needle in line.strip() and (
-        needle != "7" and needle != "5" or line.strip().rstrip(",") == needle))
+    return next(
+        i
+        for i, line in enumerate(lines)
+        if needle in line.strip() and (needle != "7" and needle != "5" or line.strip().rstrip(",") == needle)
+    )
 
 
 @pytest.mark.parametrize("what,change,needle", REFUSED, ids=[c[0] for c in REFUSED])
@@ -170,8 +250,16 @@ def test_merges_naming_an_entry_with_a_bad_id_are_not_also_unknown():
     assert [f.code for f in idx.findings] == ["schema"]
 
 
-@pytest.mark.parametrize("rel", ["qwen3/tokenizer.json", "llama3/tokenizer.json", "llama2/tokenizer.json",
-                                 "gemma3/tokenizer.json", "all-minilm-l6-v2/tokenizer.json"])
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "qwen3/tokenizer.json",
+        "llama3/tokenizer.json",
+        "llama2/tokenizer.json",
+        "gemma3/tokenizer.json",
+        "all-minilm-l6-v2/tokenizer.json",
+    ],
+)
 def test_no_schema_finding_on_real_files(rel):
     path = corpus_file(rel)
     idx = build_index(path.read_bytes(), str(path))

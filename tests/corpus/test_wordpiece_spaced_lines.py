@@ -12,20 +12,21 @@ import sys
 from pathlib import Path
 
 import pytest
+from tokenizer_lsp.core.formats.registry import sniff_path
+from tokenizer_lsp.core.formats.wordpiece import PLUGIN
 from tokenizers.implementations import BertWordPieceTokenizer
 from tokenizers.models import WordPiece
 
 from tests.conftest import corpus_file
-from tokenizer_lsp.core.formats.registry import sniff_path
-from tokenizer_lsp.core.formats.wordpiece import PLUGIN
 
 SENTENCES = ["The quick brown fox jumps over the lazy dog in new york.", "Word pieces, unbelievably!"] * 30
 PHRASES = ["new york", "los angeles", "hong kong", "e . g", "rock 'n' roll", "a\tb", "x  y", "de la"]
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 def held_to_tokenizers(path: Path) -> None:
@@ -46,8 +47,9 @@ def held_to_tokenizers(path: Path) -> None:
     assert p.returncode in (0, 1) and "not a tokenizer" not in p.stderr, p.stderr
     spaced = [r for r in json.loads(p.stdout) if r["code"] == "wordpiece-unreachable"]
     # each spaced line is reported where it stands, by its id = its line
-    assert {(r["id"], r["range"]["start"]["line"]) for r in spaced} == \
-        {(i, i) for t, i in theirs.items() if " " in t or "\t" in t}
+    assert {(r["id"], r["range"]["start"]["line"]) for r in spaced} == {
+        (i, i) for t, i in theirs.items() if " " in t or "\t" in t
+    }
 
 
 def test_a_small_vocab_with_a_spaced_line_early(tmp_path):

@@ -9,7 +9,7 @@ import json
 import sys
 
 HEADER_LINES = 2  # the decoded view: its header line and its column titles, then one row per token
-SAMPLE = 997      # the rows compared: a few ids and every SAMPLE-th one
+SAMPLE = 997  # the rows compared: a few ids and every SAMPLE-th one
 
 
 def _sample(n, extra=()):
@@ -25,19 +25,28 @@ def facts(kind: str, path: str, token: str = "") -> dict | None:
         the = sp.piece_to_id("\u2581the")
         piece = sp.id_to_piece(the)
         byte_ids = [i for i in range(n) if sp.is_byte(i)]
-        return {"size": n, "header_lines": HEADER_LINES,
-                "rows": [{"id": i, "piece": sp.id_to_piece(i)} for i in _sample(n, [the, *byte_ids[:3]])],
-                "hover": {"id": the, "piece": piece,
-                          "hex": " ".join(f"{b:02X}" for b in piece.replace("\u2581", " ").encode())},
-                # byte pieces <0x80>..<0xFF>: no UTF-8 text alone (utf8-fragment)
-                "fragments": [i for i in byte_ids if int(sp.id_to_piece(i)[3:5], 16) >= 0x80]}
+        return {
+            "size": n,
+            "header_lines": HEADER_LINES,
+            "rows": [{"id": i, "piece": sp.id_to_piece(i)} for i in _sample(n, [the, *byte_ids[:3]])],
+            "hover": {
+                "id": the,
+                "piece": piece,
+                "hex": " ".join(f"{b:02X}" for b in piece.replace("\u2581", " ").encode()),
+            },
+            # byte pieces <0x80>..<0xFF>: no UTF-8 text alone (utf8-fragment)
+            "fragments": [i for i in byte_ids if int(sp.id_to_piece(i)[3:5], 16) >= 0x80],
+        }
     if kind == "gguf":
         import gguf
 
         field = gguf.GGUFReader(path).fields["tokenizer.ggml.tokens"]
         tokens = [bytes(field.parts[i]).decode("utf-8") for i in field.data]
-        return {"size": len(tokens), "header_lines": HEADER_LINES,
-                "rows": [{"id": i, "piece": tokens[i]} for i in _sample(len(tokens))]}
+        return {
+            "size": len(tokens),
+            "header_lines": HEADER_LINES,
+            "rows": [{"id": i, "piece": tokens[i]} for i in _sample(len(tokens))],
+        }
     if kind == "wordpiece":
         from tokenizers.models import WordPiece
 

@@ -22,12 +22,27 @@ from build_vsix import NEVER_IMPORTED
 
 # distribution name -> the modules it installs
 MODULES = {
-    "huggingface-hub": ["huggingface_hub"], "hf-xet": ["hf_xet"], "httpx2": ["httpx", "httpx2"],
-    "httpcore2": ["httpcore", "httpcore2"], "h11": ["h11"], "anyio": ["anyio"], "sniffio": ["sniffio"],
-    "click": ["click"], "truststore": ["truststore"], "fsspec": ["fsspec"], "tqdm": ["tqdm"],
-    "colorama": ["colorama"], "pyyaml": ["yaml", "_yaml"], "filelock": ["filelock"], "packaging": ["packaging"],
-    "requests": ["requests"], "certifi": ["certifi"], "charset-normalizer": ["charset_normalizer"],
-    "idna": ["idna"], "urllib3": ["urllib3"], "tomli": ["tomli"],
+    "huggingface-hub": ["huggingface_hub"],
+    "hf-xet": ["hf_xet"],
+    "httpx2": ["httpx", "httpx2"],
+    "httpcore2": ["httpcore", "httpcore2"],
+    "h11": ["h11"],
+    "anyio": ["anyio"],
+    "sniffio": ["sniffio"],
+    "click": ["click"],
+    "truststore": ["truststore"],
+    "fsspec": ["fsspec"],
+    "tqdm": ["tqdm"],
+    "colorama": ["colorama"],
+    "pyyaml": ["yaml", "_yaml"],
+    "filelock": ["filelock"],
+    "packaging": ["packaging"],
+    "requests": ["requests"],
+    "certifi": ["certifi"],
+    "charset-normalizer": ["charset_normalizer"],
+    "idna": ["idna"],
+    "urllib3": ["urllib3"],
+    "tomli": ["tomli"],
 }
 
 BLOCKER = textwrap.dedent("""
@@ -46,8 +61,13 @@ BLOCKER = textwrap.dedent("""
 
 def run_blocked(code: str) -> subprocess.CompletedProcess:
     blocked = sorted(m for dist in NEVER_IMPORTED for m in MODULES[dist])
-    return subprocess.run([sys.executable, "-c", BLOCKER.format(blocked=blocked) + textwrap.dedent(code)],
-                          capture_output=True, text=True, timeout=600, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", BLOCKER.format(blocked=blocked) + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
 
 
 def test_every_left_out_distribution_names_its_modules():

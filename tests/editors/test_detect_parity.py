@@ -11,10 +11,8 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
-
 from tokenizer_lsp.core import detect
 from tokenizer_lsp.core.index import build_index
 
@@ -52,22 +50,54 @@ def client_detect(tmp_path_factory):
     work = tmp_path_factory.mktemp("detect-ts")
     (work / "entry.ts").write_text(ENTRY % (ROOT / "client-vscode" / "src" / "detect.ts").as_posix())
     (work / "vscode-stub.js").write_text("module.exports = {};\n")
-    subprocess.run([str(ESBUILD), str(work / "entry.ts"), "--bundle", "--platform=node", "--format=cjs",
-                    f"--alias:vscode={work / 'vscode-stub.js'}", f"--outfile={work / 'detect.js'}",
-                    "--log-level=error"], check=True, cwd=ROOT)
+    subprocess.run(
+        [
+            str(ESBUILD),
+            str(work / "entry.ts"),
+            "--bundle",
+            "--platform=node",
+            "--format=cjs",
+            f"--alias:vscode={work / 'vscode-stub.js'}",
+            f"--outfile={work / 'detect.js'}",
+            "--log-level=error",
+        ],
+        check=True,
+        cwd=ROOT,
+    )
 
     def run(cases: list[dict]) -> list[dict]:
-        p = subprocess.run([NODE, str(work / "detect.js")], input=json.dumps(cases), capture_output=True,
-                           text=True, check=True)
+        p = subprocess.run(
+            [NODE, str(work / "detect.js")], input=json.dumps(cases), capture_output=True, text=True, check=True
+        )
         return json.loads(p.stdout)
 
     return run
 
 
-NAMES = ["tokenizer.json", "/m/Tokenizer.JSON", "x/my.tokenizer.json", "vocab.json", "encoder.json",
-         "merges.txt", "vocab.bpe", "a/MERGES.TXT", "clip-merges-v2.txt", "bpe_simple_vocab_16e6.txt",
-         "o200k_base.tiktoken", "x.TIKTOKEN", "package.json", "tokenizer_config.json", "config.json",
-         "added_tokens.json", "notes.txt", "vocab.txt", "tokenizer.model", "tekken.json", "", "/a/b/"]
+NAMES = [
+    "tokenizer.json",
+    "/m/Tokenizer.JSON",
+    "x/my.tokenizer.json",
+    "vocab.json",
+    "encoder.json",
+    "merges.txt",
+    "vocab.bpe",
+    "a/MERGES.TXT",
+    "clip-merges-v2.txt",
+    "bpe_simple_vocab_16e6.txt",
+    "o200k_base.tiktoken",
+    "x.TIKTOKEN",
+    "package.json",
+    "tokenizer_config.json",
+    "config.json",
+    "added_tokens.json",
+    "notes.txt",
+    "vocab.txt",
+    "tokenizer.model",
+    "tekken.json",
+    "",
+    "/a/b/",
+]
 
 TEXTS = {
     "counts.txt": "the 1061396\nof 593677\nand 416629\nto 411239\n",
@@ -89,7 +119,7 @@ TEXTS = {
     "object.json": '  {"a": 1}',
     "package.json": '{"name": "x", "version": "1.0.0", "dependencies": {"a": "1"}}',
     "hf.json": '{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [], "normalizer": null,'
-               ' "pre_tokenizer": null, "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}',
+    ' "pre_tokenizer": null, "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}',
     "hf-model-first.json": '{"model": {"dropout": null, "type": "Unigram", "vocab": [["a", 0.0]]}}',
     "broken-hf.json": '{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [], "model": {"type"',
     "not-hf.json": '{"model": "gpt-4", "vocab": 5, "merges": [1, 2]}',
@@ -100,15 +130,16 @@ def _corpus_heads() -> dict[str, str]:
     """The start of every text file of the corpus and of examples/ (whole lines, under the
     4 KB content window, so that bytes and characters cut at the same place)."""
     out = {}
-    files = [p for p in sorted(CORPUS.glob("*/*")) if p.is_file()] + \
-            [p for p in sorted((ROOT / "examples").rglob("*")) if p.is_file() and p.suffix != ".py"]
+    files = [p for p in sorted(CORPUS.glob("*/*")) if p.is_file()] + [
+        p for p in sorted((ROOT / "examples").rglob("*")) if p.is_file() and p.suffix != ".py"
+    ]
     for p in files:
         data = p.read_bytes()[:3000]
         if detect.looks_binary(data):
             continue
         cut = data.rfind(b"\n") + 1 if b"\n" in data and len(p.read_bytes()) > 3000 else len(data)
         try:
-            out[str(p)] = data[:cut or len(data)].decode("utf-8")
+            out[str(p)] = data[: cut or len(data)].decode("utf-8")
         except UnicodeDecodeError:
             continue
     return out
@@ -119,9 +150,16 @@ def test_names_are_read_alike(client_detect):
     assert [g["name"] for g in got] == [detect.name_kind(n) for n in NAMES]
 
 
-TEMPLATE_NAMES = ["/m/chat_template.jinja", "/m/Chat_Template.JINJA", "/m/additional_chat_templates/tool_use.jinja",
-                  "/m/additional_chat_templates/notes.txt", "/m/templates/index.jinja", "/m/chat_template.json",
-                  "/m/additional_chat_templates/sub/x.jinja", "chat_template.jinja"]
+TEMPLATE_NAMES = [
+    "/m/chat_template.jinja",
+    "/m/Chat_Template.JINJA",
+    "/m/additional_chat_templates/tool_use.jinja",
+    "/m/additional_chat_templates/notes.txt",
+    "/m/templates/index.jinja",
+    "/m/chat_template.json",
+    "/m/additional_chat_templates/sub/x.jinja",
+    "chat_template.jinja",
+]
 
 
 def test_chat_template_names_are_read_alike(client_detect):
@@ -147,8 +185,10 @@ def test_the_client_starts_the_server_for_every_json_the_server_claims(client_de
     for p in [*CORPUS.glob("*/*.json"), *(ROOT / "examples").rglob("*.json")]:
         if p.stat().st_size < 12_000_000:  # the 33 MB gemma3 adds time, not a case (llama2 is its kind)
             files[str(p)] = p.read_bytes()
-    cases = [{"path": "/somewhere/x.json", "text": data[: detect.RULES["sniffBytes"]].decode("utf-8", "replace")}
-             for data in files.values()]
+    cases = [
+        {"path": "/somewhere/x.json", "text": data[: detect.RULES["sniffBytes"]].decode("utf-8", "replace")}
+        for data in files.values()
+    ]
     got = client_detect(cases)
     for (name, data), g in zip(files.items(), got):
         server = build_index(data, "/somewhere/x.json").is_tokenizer

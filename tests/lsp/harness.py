@@ -1,17 +1,26 @@
 """The LSP test harness: the client capabilities, session fixtures and wait helpers the LSP
 tests share (docs/contributing/tests.md). A fixture imported into a test module is a fixture
 of that module: `from tests.lsp.harness import client`, or `navigation_client as client`;
-`make_fixture(...)` makes a session with other capabilities or initialization options."""
+`make_fixture(...)` makes a session with other capabilities or initialization options, and
+`make_fixture(..., shared=True)` one server for all the tests of a module that ask for the
+same capabilities (each test still starts with no document open and nothing recorded)."""
 
 import asyncio
 import sys
 
+import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from tests.lsp_idle import wait_idle
 
-def capabilities(encodings=("utf-16",), hover_format=(types.MarkupKind.Markdown,), refresh=True, pull=False) -> types.ClientCapabilities:
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"])
+
+
+def capabilities(
+    encodings=("utf-16",), hover_format=(types.MarkupKind.Markdown,), refresh=True, pull=False
+) -> types.ClientCapabilities:
     return types.ClientCapabilities(
         general=types.GeneralClientCapabilities(position_encodings=list(encodings)),
         text_document=types.TextDocumentClientCapabilities(
@@ -28,31 +37,109 @@ def capabilities(encodings=("utf-16",), hover_format=(types.MarkupKind.Markdown,
     )
 
 
-def make_fixture(encodings=("utf-16",), init_options=None, **caps):
-    @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
+async def _initialize(lsp_client: LanguageClient, encodings, init_options, caps) -> None:
+    lsp_client.refreshes = 0
+
+    @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+    def on_refresh(params):
+        lsp_client.refreshes += 1
+
+    # every publication by (uri, version): waiting for "the next notification" misses
+    # those that arrive while the test is busy elsewhere (it did, under load)
+    lsp_client.published = {}
+    default = lsp_client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def recording(params):
+        lsp_client.published[(params.uri, params.version)] = params.diagnostics
+        return default(params)
+
+    lsp_client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = recording
+    lsp_client.init_result = await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=capabilities(encodings, **caps), initialization_options=init_options)
+    )
+
+
+def make_fixture(encodings=("utf-16",), init_options=None, shared=False, **caps):
+    """A session fixture; `shared`: one server per module for these capabilities and
+    options (share_session), for tests that change no setting and need no fresh process."""
+
+    async def prepare(lsp_client: LanguageClient):
+        await _initialize(lsp_client, encodings, init_options, caps)
+
+    if shared:
+        return share_session(prepare, key=(tuple(encodings), repr(init_options), repr(sorted(caps.items()))))
+
+    @pytest_lsp.fixture(config=SERVER)
     async def fixture(lsp_client: LanguageClient):
-        lsp_client.refreshes = 0
-
-        @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
-        def on_refresh(params):
-            lsp_client.refreshes += 1
-
-        # every publication by (uri, version): waiting for "the next notification" misses
-        # those that arrive while the test is busy elsewhere (it did, under load)
-        lsp_client.published = {}
-        default = lsp_client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
-
-        def recording(params):
-            lsp_client.published[(params.uri, params.version)] = params.diagnostics
-            return default(params)
-
-        lsp_client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = recording
-        lsp_client.init_result = await lsp_client.initialize_session(types.InitializeParams(
-            capabilities=capabilities(encodings, **caps), initialization_options=init_options))
+        await prepare(lsp_client)
         yield
         await lsp_client.shutdown_session()
 
     return fixture
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def lsp_sessions():
+    """The shared sessions of one test module, by key: shut down once its tests are done.
+    Each server starting and indexing its files again for every test made the LSP tests
+    most of the suite's time (issue 33)."""
+    sessions: dict = {}
+    yield sessions
+    for client in sessions.values():
+        if client.error is None and client._server is not None and client._server.returncode is None:
+            await client.shutdown_session()
+        await client.stop()
+
+
+def share_session(prepare, key):
+    """A fixture giving every test of a module the same server (started by the first test
+    that asks, with `prepare(client)` as its initialization). A test starts as on a fresh
+    server: no document open (those a test opens are closed after it, and the server is
+    idle before the next one starts), nothing recorded (publications, diagnostics, inlay
+    hint refreshes, messages, progress). A server that died is started again."""
+
+    @pytest_asyncio.fixture(loop_scope="module")
+    async def fixture(lsp_sessions):
+        client = lsp_sessions.get(key)
+        if client is None or client.error is not None or client._server.returncode is not None:
+            client = await SERVER.start()
+            _track_open_documents(client)
+            await prepare(client)
+            lsp_sessions[key] = client
+        _forget_records(client)
+        yield client
+        if client.error is None and client._server.returncode is None:
+            for uri in sorted(client.open_documents):
+                client.text_document_did_close(types.DidCloseTextDocumentParams(ident(uri)))
+            await wait_idle(client)  # the closes' empty publications are read before the next test
+
+    return fixture
+
+
+def _track_open_documents(client: LanguageClient) -> None:
+    client.open_documents = set()
+    did_open, did_close = client.text_document_did_open, client.text_document_did_close
+
+    def opening(params):
+        client.open_documents.add(params.text_document.uri)
+        return did_open(params)
+
+    def closing(params):
+        client.open_documents.discard(params.text_document.uri)
+        return did_close(params)
+
+    client.text_document_did_open, client.text_document_did_close = opening, closing
+
+
+def _forget_records(client: LanguageClient) -> None:
+    for name in ("published", "diagnostics", "progress_reports"):
+        if isinstance(getattr(client, name, None), dict):
+            getattr(client, name).clear()
+    for name in ("messages", "shown_documents"):
+        getattr(client, name).clear()
+    client.diagnostic_refresh_count = 0
+    if hasattr(client, "refreshes"):
+        client.refreshes = 0
 
 
 def ident(uri):
@@ -79,7 +166,11 @@ async def diagnostics_for_version(client, uri, version, timeout=20.0):
 
 
 async def open_doc(client, uri, text, language="json", version=1):
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id=language, version=version, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id=language, version=version, text=text)
+        )
+    )
     return await diagnostics_for_version(client, uri, version)
 
 
@@ -93,9 +184,16 @@ async def hover(client, uri, line, character):
 
 
 def change(client, uri, version, start, end, text):
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        [types.TextDocumentContentChangePartial(range=types.Range(types.Position(*start), types.Position(*end)), text=text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(*start), types.Position(*end)), text=text
+                )
+            ],
+        )
+    )
 
 
 def find(text, needle):
@@ -106,14 +204,24 @@ def find(text, needle):
 
 
 client = make_fixture(init_options={"diagnostics": {"maxPerFile": 0}})
+# the same session, one server per module (share_session)
+shared_client = make_fixture(init_options={"diagnostics": {"maxPerFile": 0}}, shared=True)
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
-async def navigation_client(lsp_client: LanguageClient):
+async def _initialize_plain(lsp_client: LanguageClient) -> None:
     @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
     def on_refresh(params):
         return None
 
     await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities()))
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def navigation_client(lsp_client: LanguageClient):
+    await _initialize_plain(lsp_client)
     yield
     await lsp_client.shutdown_session()
+
+
+# the same plain session, one server per module (share_session)
+shared_navigation_client = share_session(_initialize_plain, key="navigation")

@@ -25,8 +25,9 @@ from tests.lsp.test_chat_template_files import qwen3_folder
 def _caps() -> types.ClientCapabilities:
     caps = capabilities()
     caps.workspace.workspace_edit = types.WorkspaceEditClientCapabilities(
-        document_changes=True, resource_operations=[types.ResourceOperationKind.Create,
-                                                    types.ResourceOperationKind.Delete])
+        document_changes=True,
+        resource_operations=[types.ResourceOperationKind.Create, types.ResourceOperationKind.Delete],
+    )
     return caps
 
 
@@ -94,8 +95,11 @@ def renders(folder) -> dict[str, str]:
     tok = AutoTokenizer.from_pretrained(str(folder))
     out = {}
     for name, (_, chat) in standard_chats().items():
-        for label, kwargs in ((name, chat), (name + "+turn", with_next_turn(chat)),
-                              (name + "+prompt", {**chat, "add_generation_prompt": True})):
+        for label, kwargs in (
+            (name, chat),
+            (name + "+turn", with_next_turn(chat)),
+            (name + "+prompt", {**chat, "add_generation_prompt": True}),
+        ):
             try:
                 rest = {k: v for k, v in kwargs.items() if k != "messages"}
                 out[label] = tok.apply_chat_template(kwargs["messages"], tokenize=False, **rest)
@@ -137,8 +141,11 @@ def apply_workspace_edit(edit) -> None:
             path = to_fs_path(change["textDocument"]["uri"])
             with open(path, encoding="utf-8", newline="") as f:
                 text = f.read()
-            for e in sorted(change["edits"], key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]),
-                            reverse=True):
+            for e in sorted(
+                change["edits"],
+                key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]),
+                reverse=True,
+            ):
                 a = _offset(text, e["range"]["start"]["line"], e["range"]["start"]["character"])
                 b = _offset(text, e["range"]["end"]["line"], e["range"]["end"]["character"])
                 text = text[:a] + e["newText"] + text[b:]
@@ -147,17 +154,20 @@ def apply_workspace_edit(edit) -> None:
 
 
 async def actions(client, uri, line, character, diagnostics=()):
-    got = await client.text_document_code_action_async(types.CodeActionParams(
-        types.TextDocumentIdentifier(uri), types.Range(types.Position(line, character), types.Position(line, character)),
-        types.CodeActionContext(diagnostics=list(diagnostics))))
+    got = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri),
+            types.Range(types.Position(line, character), types.Position(line, character)),
+            types.CodeActionContext(diagnostics=list(diagnostics)),
+        )
+    )
     return [client.protocol._converter.unstructure(a) for a in got or []]
 
 
 @pytest.mark.parametrize("template", ["real", "escapes"])
 async def test_move_out_and_back_renders_the_same(client, tmp_path, template):
     real = json.loads(corpus_file("qwen3/tokenizer_config.json").read_text(encoding="utf-8"))["chat_template"]
-    text = real if template == "real" else (
-        '{{- "é😀 \\"quoted\\"\\t" }}\n' + real + "\n{# \u2028 \\u00e9 #}")
+    text = real if template == "real" else ('{{- "é😀 \\"quoted\\"\\t" }}\n' + real + "\n{# \u2028 \\u00e9 #}")
     folder = qwen3_folder(tmp_path, text)
     before = renders(folder)
     assert before["plain"].startswith("<|im_start|>user\nHello!") or before["plain"].startswith('é😀 "quoted"')
@@ -194,8 +204,10 @@ async def test_move_out_is_disabled_when_a_jinja_takes_effect(client, tmp_path):
 
 
 async def test_portable_spelling_quick_fix(stand_in_client, tmp_path):
-    template = ("{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content.strip() }}<|im_end|>\n"
-                "{%- endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+    template = (
+        "{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content.strip() }}<|im_end|>\n"
+        "{%- endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
     folder = qwen3_folder(tmp_path, 'é😀\n' + template)
     config = folder / "tokenizer_config.json"
     text = config.read_text(encoding="utf-8")
@@ -204,13 +216,21 @@ async def test_portable_spelling_quick_fix(stand_in_client, tmp_path):
     at = text.index(".strip()")
     line = text.count("\n", 0, at)
     column = at - (text.rfind("\n", 0, at) + 1)  # the JSON text is ASCII (\\u escapes): columns are characters
-    assert [(d.range.start.line, d.range.start.character, d.range.end.character) for d in found] == \
-        [(line, column, column + len(".strip()"))]
+    assert [(d.range.start.line, d.range.start.character, d.range.end.character) for d in found] == [
+        (line, column, column + len(".strip()"))
+    ]
     got = await actions(stand_in_client, config.as_uri(), line, column, found)
     fix = [a for a in got if a["title"].startswith("Write it portably")]
     assert len(fix) == 1
-    apply_workspace_edit({"documentChanges": fix[0]["edit"]["documentChanges"]} if "documentChanges" in fix[0]["edit"]
-                         else {"documentChanges": [{"textDocument": {"uri": config.as_uri()}, "edits": e}
-                                                   for e in fix[0]["edit"]["changes"].values()]})
+    apply_workspace_edit(
+        {"documentChanges": fix[0]["edit"]["documentChanges"]}
+        if "documentChanges" in fix[0]["edit"]
+        else {
+            "documentChanges": [
+                {"textDocument": {"uri": config.as_uri()}, "edits": e} for e in fix[0]["edit"]["changes"].values()
+            ]
+        }
+    )
     assert json.loads(config.read_text(encoding="utf-8"))["chat_template"] == 'é😀\n' + template.replace(
-        ".strip()", "| trim")
+        ".strip()", "| trim"
+    )

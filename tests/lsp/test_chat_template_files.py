@@ -18,12 +18,15 @@ from lsprotocol import types
 from transformers.utils.chat_template_utils import _compile_jinja_template
 
 from tests.conftest import corpus_file
-from tests.lsp.harness import client, diagnostics_for_version, open_doc  # noqa: F401
+from tests.lsp.harness import open_doc
+from tests.lsp.harness import shared_client as client  # noqa: F401
 from tests.lsp_idle import wait_idle
 
 # a template with escapes (\n, \", é, a non-BMP character) before a stray {% endfor %}
-BROKEN = ('é😀 say "hi"\n{% for m in messages %}{{ m[\'content\'] }}{% endfor %}\n'
-          "{{ bos_token }}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}\n{% endfor %}")
+BROKEN = (
+    'é😀 say "hi"\n{% for m in messages %}{{ m[\'content\'] }}{% endfor %}\n'
+    "{{ bos_token }}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}\n{% endfor %}"
+)
 
 
 def qwen3_folder(tmp_path, template=None, jinja=None, name="model"):
@@ -67,8 +70,11 @@ def expected_endfor(text: str) -> tuple[tuple[int, int], tuple[int, int]]:
 
 
 def syntax(diags) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    return [((d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
-            for d in diags if d.code == "chat-template-syntax"]
+    return [
+        ((d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
+        for d in diags
+        if d.code == "chat-template-syntax"
+    ]
 
 
 @pytest.mark.parametrize("ascii_only", [True, False])
@@ -103,8 +109,9 @@ async def test_jinja_without_a_tokenizer_is_not_served(client, tmp_path):  # noq
     path = tmp_path / "chat_template.jinja"
     path.write_text(BROKEN, encoding="utf-8", newline="")
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="jinja", version=1, text=BROKEN)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="jinja", version=1, text=BROKEN))
+    )
     await wait_idle(client)
     assert [k for k in client.published if k[0] == uri] == []
 
@@ -113,8 +120,10 @@ async def test_jinja_is_checked_again_when_the_config_changes(client, tmp_path):
     """An assistant turn of this template ends with <|im_end|>: a stop token while the
     config's eos_token is <|im_end|> (the folder has no generation_config.json), not once
     the open tokenizer_config.json says <|endoftext|>: the .jinja is checked again."""
-    template = ("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
-                "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+    template = (
+        "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
     folder = qwen3_folder(tmp_path, None, template)
     config = folder / "tokenizer_config.json"
     jinja_uri = (folder / "chat_template.jinja").as_uri()
@@ -125,10 +134,16 @@ async def test_jinja_is_checked_again_when_the_config_changes(client, tmp_path):
     await open_doc(client, config.as_uri(), config_text)
     old = config_text.split("\n")[eos_line]
     new = old.replace("<|im_end|>", "<|endoftext|>")
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=config.as_uri(), version=2),
-        [types.TextDocumentContentChangePartial(range=types.Range(types.Position(eos_line, 0),
-                                                                  types.Position(eos_line, len(old))), text=new)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=config.as_uri(), version=2),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(eos_line, 0), types.Position(eos_line, len(old))), text=new
+                )
+            ],
+        )
+    )
     await wait_idle(client)
     latest = client.published[(jinja_uri, 1)]  # published again for its version
     assert [d.code for d in latest] == ["chat-template-stop-token"]
@@ -137,14 +152,17 @@ async def test_jinja_is_checked_again_when_the_config_changes(client, tmp_path):
 async def test_a_misspelt_special_token_in_a_jinja(client, tmp_path):  # noqa: F811
     from tokenizers import Tokenizer
 
-    template = ("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_edn|>\n{% endfor %}"
-                "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+    template = (
+        "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_edn|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
     tok = Tokenizer.from_file(str(corpus_file("qwen3/tokenizer.json")))
     assert tok.token_to_id("<|im_edn|>") is None and tok.token_to_id("<|im_end|>") is not None
     folder = qwen3_folder(tmp_path, None, template)
     diags = await open_doc(client, (folder / "chat_template.jinja").as_uri(), template, language="jinja")
     typo = [d for d in diags if d.code == "chat-template-token"]
     at = template.index("<|im_edn|>")
-    assert [((d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
-            for d in typo] == [(utf16_position(template, at), utf16_position(template, at + len("<|im_edn|>")))]
+    assert [
+        ((d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character)) for d in typo
+    ] == [(utf16_position(template, at), utf16_position(template, at + len("<|im_edn|>")))]
     assert "did you mean `<|im_end|>`" in typo[0].message

@@ -16,19 +16,22 @@ from tokenizers import AddedToken, Tokenizer
 from transformers import AutoTokenizer
 
 from tests.conftest import corpus_file
-from tests.lsp.harness import client, hover, open_doc  # noqa: F401
+from tests.lsp.harness import hover, open_doc
+from tests.lsp.harness import shared_client as client  # noqa: F401
 from tests.lsp.test_chat_template_files import qwen3_folder
 
-TEMPLATE = ("{{ bos_token }}{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-            "{{ message.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n"
-            "<think>{% endif %}{{ eos_token }}{% if tools %}{{ pad_token }}{% endif %}")
+TEMPLATE = (
+    "{{ bos_token }}{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{{ message.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n"
+    "<think>{% endif %}{{ eos_token }}{% if tools %}{{ pad_token }}{% endif %}"
+)
 
 
 def position(text: str, needle: str, inside: int = 1) -> tuple[int, int]:
     """The first `needle` of the template (in a config file: inside its chat_template)."""
     at = text.index(needle, text.find('"chat_template"') + 1) + inside
     line = text.count("\n", 0, at)
-    return line, len(text[text.rfind("\n", 0, at) + 1: at].encode("utf-16-le")) // 2
+    return line, len(text[text.rfind("\n", 0, at) + 1 : at].encode("utf-16-le")) // 2
 
 
 def value(h) -> str:
@@ -45,8 +48,13 @@ def deepseek_like(tmp_path_factory):
     tok.save(str(folder / "tokenizer.json"))
     config = json.loads(corpus_file("qwen3/tokenizer_config.json").read_text(encoding="utf-8"))
     config["added_tokens_decoder"][str(tok.token_to_id("<｜User｜>"))] = {  # as a saved folder has it
-        "content": "<｜User｜>", "lstrip": False, "normalized": False, "rstrip": False, "single_word": False,
-        "special": True}
+        "content": "<｜User｜>",
+        "lstrip": False,
+        "normalized": False,
+        "rstrip": False,
+        "single_word": False,
+        "special": True,
+    }
     config["chat_template"] = "{% for m in messages %}<｜User｜>{{ m.content }}<｜Usr｜>{% endfor %}"
     (folder / "tokenizer_config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False), encoding="utf-8")
     return folder
@@ -75,16 +83,20 @@ async def test_hover_on_literals_and_variables(client, tmp_path, where):  # noqa
     assert "conversation" in value(await hover(client, path.as_uri(), *position(text, "messages")))
     assert "`None` unless" in value(await hover(client, path.as_uri(), *position(text, "tools")))
     # definition of a literal: its entry in the tokenizer.json beside it
-    found = await client.text_document_definition_async(types.DefinitionParams(
-        types.TextDocumentIdentifier(path.as_uri()), types.Position(*position(text, "<|im_start|>"))))
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(
+            types.TextDocumentIdentifier(path.as_uri()), types.Position(*position(text, "<|im_start|>"))
+        )
+    )
     tokenizer_text = (folder / "tokenizer.json").read_text(encoding="utf-8")
     content_line = tokenizer_text[: tokenizer_text.index('"content": "<|im_start|>"')].count("\n")
     assert len(found) == 1 and found[0].uri.endswith("/tokenizer.json")
     assert found[0].range.start.line <= content_line <= found[0].range.end.line
     # an attribute or a key is no variable: `message['role']`, `message.content`
     for needle in ("role", "content"):
-        h = await client.text_document_hover_async(types.HoverParams(
-            types.TextDocumentIdentifier(path.as_uri()), types.Position(*position(text, needle))))
+        h = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(path.as_uri()), types.Position(*position(text, needle)))
+        )
         assert h is None
 
 

@@ -16,7 +16,8 @@ from tokenizer_lsp.core.chat.chats import sample, standard_chats
 from transformers import AutoTokenizer
 
 from tests.conftest import corpus_file
-from tests.lsp.harness import client, hover, open_doc  # noqa: F401
+from tests.lsp.harness import hover, open_doc
+from tests.lsp.harness import shared_client as client  # noqa: F401
 from tests.lsp.test_chat_template_files import jinja_error, qwen3_folder
 
 
@@ -30,8 +31,9 @@ def expected(folder, request: dict) -> tuple[str, list[int]]:
 
 
 async def render_chat(client, *arguments):  # noqa: F811
-    return await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="tokenizer-lsp.renderChat", arguments=list(arguments)))
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="tokenizer-lsp.renderChat", arguments=list(arguments))
+    )
 
 
 def real_template() -> str:
@@ -55,10 +57,16 @@ async def test_render_chat_reads_the_unsaved_template(client, tmp_path):  # noqa
     folder = qwen3_folder(tmp_path, None, real_template())
     jinja = folder / "chat_template.jinja"
     await open_doc(client, jinja.as_uri(), real_template(), language="jinja")
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=jinja.as_uri(), version=2),
-        [types.TextDocumentContentChangePartial(range=types.Range(types.Position(0, 0), types.Position(0, 0)),
-                                                text="EDITED ")]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=jinja.as_uri(), version=2),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(0, 0), types.Position(0, 0)), text="EDITED "
+                )
+            ],
+        )
+    )
     got = await render_chat(client, jinja.as_uri())
     other = qwen3_folder(tmp_path, None, "EDITED " + real_template(), name="edited")
     assert (got["text"], got["ids"]) == expected(other, sample())
@@ -99,21 +107,30 @@ async def test_code_lens_on_the_config_template(client, tmp_path):  # noqa: F811
     config = folder / "tokenizer_config.json"
     text = config.read_text(encoding="utf-8")
     await open_doc(client, config.as_uri(), text)
-    lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(config.as_uri())))
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(types.TextDocumentIdentifier(config.as_uri()))
+    )
     tok = AutoTokenizer.from_pretrained(str(folder))
     rejected = []
     for what, chat in standard_chats().values():
         try:
-            tok.apply_chat_template(chat["messages"], tokenize=False, **{k: v for k, v in chat.items() if k != "messages"})
+            tok.apply_chat_template(
+                chat["messages"], tokenize=False, **{k: v for k, v in chat.items() if k != "messages"}
+            )
         except Exception:  # noqa: BLE001
             rejected.append(what)
     assert rejected  # qwen3's template rejects content given as parts
     _, ids = expected(folder, sample())
-    assert lens_titles(lenses) == ["renders", "rejects " + ", ".join(rejected),
-                                   f"{len(ids)} tokens for the sample chat", "Preview"]
+    assert lens_titles(lenses) == [
+        "renders",
+        "rejects " + ", ".join(rejected),
+        f"{len(ids)} tokens for the sample chat",
+        "Preview",
+    ]
     key = text.index('"chat_template"')
-    assert {(lens.range.start.line, lens.range.start.character) for lens in lenses} == \
-        {(text.count("\n", 0, key), key - text.rfind("\n", 0, key) - 1)}
+    assert {(lens.range.start.line, lens.range.start.character) for lens in lenses} == {
+        (text.count("\n", 0, key), key - text.rfind("\n", 0, key) - 1)
+    }
     assert lenses[-1].command.command == "tokenizerLsp.openPlayground"
 
 
@@ -122,7 +139,9 @@ async def test_code_lens_on_a_broken_jinja(client, tmp_path):  # noqa: F811
     folder = qwen3_folder(tmp_path, None, broken)
     jinja = folder / "chat_template.jinja"
     await open_doc(client, jinja.as_uri(), broken, language="jinja")
-    lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(jinja.as_uri())))
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(types.TextDocumentIdentifier(jinja.as_uri()))
+    )
     titles = lens_titles(lenses)
     said = jinja_error(broken).message  # jinja2's own words, as transformers compiles it
     assert titles[0].startswith("fails: does not compile: " + said[:40]) and titles[-1] == "Preview"

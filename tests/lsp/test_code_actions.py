@@ -9,6 +9,7 @@ import sys
 
 import pytest
 import pytest_lsp
+import tokenizers  # a dependency of the package: a broken install fails, never skips
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from tokenizer_lsp.core.fixes import apply_edits, fixes_for, rewrites_at, safe_fixes
@@ -17,11 +18,16 @@ from tokenizer_lsp.core.index import build_index
 from tests.conftest import corpus_file
 from tests.lsp.harness import capabilities
 
-import tokenizers  # a dependency of the package: a broken install fails, never skips
-
-SAMPLES = ["Hello world, this is a test of tokenizers.", "我爱北京天安门。今天天气很好！", "Привет, мир! Как дела?",
-           "def f(x):\n\treturn x ** 2  # squared", "naïve café résumé ế — ½ “quotes”", "👋🏽 emoji and ‎RTL שלום עולם",
-           "   leading spaces and\r\nCRLF", "日本語のテキスト、カタカナ、ひらがな。"]
+SAMPLES = [
+    "Hello world, this is a test of tokenizers.",
+    "我爱北京天安门。今天天气很好！",
+    "Привет, мир! Как дела?",
+    "def f(x):\n\treturn x ** 2  # squared",
+    "naïve café résumé ế — ½ “quotes”",
+    "👋🏽 emoji and ‎RTL שלום עולם",
+    "   leading spaces and\r\nCRLF",
+    "日本語のテキスト、カタカナ、ひらがな。",
+]
 
 
 def encodings(text: str) -> list[list[int]]:
@@ -74,7 +80,9 @@ def test_remove_a_pair_merge_gives_back_the_original(llama2_pairs, where):
     bad = ["      [", '        "▁zzqx",', '        "t"', "      ],"]
     if where == "last":  # after the last pair: it takes the comma
         close = max(i for i, line in enumerate(lines) if line == "      ]")
-        injected = lines[:close] + ["      ],", "      [", '        "▁zzqx",', '        "t"', "      ]"] + lines[close + 1:]
+        injected = (
+            lines[:close] + ["      ],", "      [", '        "▁zzqx",', '        "t"', "      ]"] + lines[close + 1 :]
+        )
     else:
         at = opening[0] if where == "first" else opening[len(opening) // 2]
         injected = lines[:at] + bad + lines[at:]
@@ -123,6 +131,7 @@ def test_set_an_added_token_id_to_the_vocabulary_id(llama2_text):
 
 def test_set_an_added_tokens_decoder_key_to_the_tokenizer_id(tmp_path):
     from tokenizer_lsp.core.model_folder import folder
+
     (tmp_path / "tokenizer.json").write_bytes(corpus_file("llama2/tokenizer.json").read_bytes())
     original = corpus_file("llama2/tokenizer_config.json").read_text(encoding="utf-8")
     text = original.replace('"1": {\n      "content": "<s>"', '"5": {\n      "content": "<s>"')
@@ -156,8 +165,9 @@ def test_add_the_version_header_to_a_merges_file():
         return [tok.encode(s).ids for s in SAMPLES]
 
     assert bpe(fixed) == bpe(merges)
-    assert [f.code for f in index(fixed, str(merges_path), lambda: vocab_idx.vocab).findings
-            if f.code == "merges-header"] == []
+    assert [
+        f.code for f in index(fixed, str(merges_path), lambda: vocab_idx.vocab).findings if f.code == "merges-header"
+    ] == []
 
 
 # ---- converting every merge --------------------------------------------------------------
@@ -238,7 +248,8 @@ def test_an_ambiguous_merge_is_converted_the_way_chosen(llama2_text):
 def _caps(resolve: bool) -> types.ClientCapabilities:
     caps = capabilities()
     caps.text_document.code_action = types.CodeActionClientCapabilities(
-        resolve_support=types.ClientCodeActionResolveOptions(properties=["edit"]) if resolve else None)
+        resolve_support=types.ClientCodeActionResolveOptions(properties=["edit"]) if resolve else None
+    )
     caps.workspace.workspace_edit = types.WorkspaceEditClientCapabilities(document_changes=True)
     return caps
 
@@ -274,8 +285,14 @@ def offset_of(text: str, line: int, character: int) -> int:
 
 def apply_lsp(text: str, edit: types.WorkspaceEdit) -> str:
     edits = [e for change in edit.document_changes for e in change.edits]
-    spans = [(offset_of(text, e.range.start.line, e.range.start.character),
-              offset_of(text, e.range.end.line, e.range.end.character), e.new_text) for e in edits]
+    spans = [
+        (
+            offset_of(text, e.range.start.line, e.range.start.character),
+            offset_of(text, e.range.end.line, e.range.end.character),
+            e.new_text,
+        )
+        for e in edits
+    ]
     for s, e, new in sorted(spans, reverse=True):
         text = text[:s] + new + text[e:]
     return text
@@ -283,16 +300,21 @@ def apply_lsp(text: str, edit: types.WorkspaceEdit) -> str:
 
 async def _open(client: LanguageClient, path, text: str):
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     return uri
 
 
 async def _actions(client, uri, pos, diagnostics=(), only=None):
-    return await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri), range=types.Range(types.Position(*pos), types.Position(*pos)),
-        context=types.CodeActionContext(diagnostics=list(diagnostics), only=only)))
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=types.Range(types.Position(*pos), types.Position(*pos)),
+            context=types.CodeActionContext(diagnostics=list(diagnostics), only=only),
+        )
+    )
 
 
 async def test_lsp_quickfix_sets_the_added_token_id(client: LanguageClient, llama2_text, tmp_path):
@@ -335,8 +357,9 @@ async def test_lsp_large_conversion_through_a_command(client: LanguageClient, ll
     assert len(actions) == 1 and isinstance(actions[0], types.Command)
     command = ast.literal_eval(actions[0].command)
     assert command["command"] == "tokenizer-lsp.convertMerges"
-    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command=command["command"], arguments=command["arguments"]))
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command["command"], arguments=command["arguments"])
+    )
     assert result == {"applied": True} and len(received) == 1
     converted = apply_lsp(llama2_text, received[0])
     assert isinstance(json.loads(converted)["model"]["merges"][0], list) and same_tokenizer(llama2_text, converted)

@@ -11,8 +11,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tokenizer_lsp.lsp.handlers import idle
 
 from tests.conftest import ROOT
-from tests.lsp_idle import IDLE, answered_idle
 from tests.lsp.harness import capabilities
+from tests.lsp_idle import IDLE, answered_idle
 
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
 
@@ -29,8 +29,11 @@ async def client(lsp_client: LanguageClient):
     lsp_client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = recording
     lsp_client.protocol.fm.features[types.WORKSPACE_INLAY_HINT_REFRESH] = lambda params: None
     # a long debounce: an answer that did not wait for the build would come well before it
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=capabilities(("utf-16",)), initialization_options={"diagnostics": {"debounceMs": 1500}}))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(("utf-16",)), initialization_options={"diagnostics": {"debounceMs": 1500}}
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -38,17 +41,24 @@ async def client(lsp_client: LanguageClient):
 async def test_idle_answers_after_the_edits_diagnostics_are_out(client: LanguageClient, tmp_path):
     text = EXAMPLE.read_text(encoding="utf-8")
     uri = (tmp_path / "tokenizer.json").as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     assert answered_idle(await client.protocol.send_request_async(IDLE, None))
     assert client.versions and client.versions[-1] == 1
     # an edit, then at once the request: its answer waits for the debounce and the build
     line = text.split("\n").index(next(t for t in text.split("\n") if '"en": ' in t))
     col = text.split("\n")[line].index('"en": ')
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        [types.TextDocumentContentChangePartial(
-            range=types.Range(types.Position(line, col + 2), types.Position(line, col + 3)), text="X")]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(line, col + 2), types.Position(line, col + 3)), text="X"
+                )
+            ],
+        )
+    )
     seen = len(client.versions)
     assert answered_idle(await client.protocol.send_request_async(IDLE, None))
     assert 2 in client.versions[seen:] and client.versions[-1] == 2

@@ -5,25 +5,25 @@ the entry, the outline has the table, every position lies inside the document.""
 import asyncio
 import json
 
-import pytest
 from lsprotocol import types
-from pytest_lsp import LanguageClient
-
-from tests.conftest import corpus_file
-from tests.corpus.test_format_tekken import N_SPECIAL, synthetic
-from tests.lsp.harness import client, hover, ident, open_doc  # noqa: F401
 
 # mistral-common is the oracle (pyproject's `test` extra): without it these tests fail at
 # import, never skip (a skip would hide a missing install step)
 from mistral_common.tokens.tokenizers import tekken  # noqa: E402
 from mistral_common.tokens.tokenizers.base import SpecialTokenPolicy  # noqa: E402
+from pytest_lsp import LanguageClient
+
+from tests.conftest import corpus_file
+from tests.corpus.test_format_tekken import N_SPECIAL, synthetic
+from tests.lsp.harness import hover, ident, open_doc
+from tests.lsp.harness import shared_client as client  # noqa: F401
 
 
 def position_of(text: str, offset_in_chars: int) -> tuple[int, int]:
     """(line, UTF-16 column) of a character offset (the client's encoding)."""
     before = text[:offset_in_chars]
     line = before.count("\n")
-    col = len(before[before.rfind("\n") + 1:].encode("utf-16-le")) // 2
+    col = len(before[before.rfind("\n") + 1 :].encode("utf-16-le")) // 2
     return line, col
 
 
@@ -50,8 +50,9 @@ async def test_tekken_hover_hint_symbols_and_positions(client: LanguageClient, t
     diags = await open_doc(client, uri, text)
     found = [d for d in diags if d.code == "tekken-token-str"]
     # beside it only the hints of the single bytes 80..FF (fragments) and their summary line
-    assert [d.code for d in diags if d.severity != types.DiagnosticSeverity.Hint and d.code != "summary"] \
-        == ["tekken-token-str"]
+    assert [d.code for d in diags if d.severity != types.DiagnosticSeverity.Hint and d.code != "summary"] == [
+        "tekken-token-str"
+    ]
     line, col = entry_at(text, 259, obj)
     assert found[0].range.start == types.Position(line, col)
     assert all(inside(text, d.range.start) and inside(text, d.range.end) for d in diags)
@@ -65,14 +66,18 @@ async def test_tekken_hover_hint_symbols_and_positions(client: LanguageClient, t
         assert f"id {tid}" in v and f"rank {rank} + {tk.num_special_tokens} special tokens" in v
         assert f"`{want.hex(' ').upper()}`" in v
         assert inside(text, h.range.start) and inside(text, h.range.end)
-        hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-            ident(uri), types.Range(types.Position(line, 0), types.Position(line + 1, 0))))
+        hints = await client.text_document_inlay_hint_async(
+            types.InlayHintParams(ident(uri), types.Range(types.Position(line, 0), types.Position(line + 1, 0)))
+        )
         assert len(hints) == 1 and hints[0].label.endswith(f"id {tid}") and inside(text, hints[0].position)
         assert hints[0].position == types.Position(line, col + len(json.dumps(obj["vocab"][rank]["token_bytes"])))
     # the whole document's hints: every position inside
     lines = text.split("\n")
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        ident(uri), types.Range(types.Position(0, 0), types.Position(len(lines) - 1, len(lines[-1])))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            ident(uri), types.Range(types.Position(0, 0), types.Position(len(lines) - 1, len(lines[-1])))
+        )
+    )
     assert len(hints) == len(obj["vocab"]) and all(inside(text, h.position) for h in hints)
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(ident(uri)))
     assert [s.name for s in symbols] == [f"tokens ({tk.n_words:,})"]
@@ -90,8 +95,11 @@ async def test_tekken_listed_special_and_real_file(client: LanguageClient, tmp_p
     path.write_text(text, encoding="utf-8")
     tk = tekken.Tekkenizer.from_file(path)
     uri = path.as_uri()
-    assert not [d for d in await open_doc(client, uri, text) if d.severity != types.DiagnosticSeverity.Hint
-                and d.code != "summary"]
+    assert not [
+        d
+        for d in await open_doc(client, uri, text)
+        if d.severity != types.DiagnosticSeverity.Hint and d.code != "summary"
+    ]
     line, col = position_of(text, text.index('"token_str": "</s>"') + len('"token_str": "'))
     h = await hover(client, uri, line, col)
     assert "special token" in h.contents.value and f"id {tk.eos_id}" in h.contents.value
@@ -112,8 +120,10 @@ async def test_tekken_listed_special_and_real_file(client: LanguageClient, tmp_p
 
 # ---- vocab.txt -------------------------------------------------------------------------------
 
+
 async def test_vocab_txt_hover_hint_and_diagnostic(client: LanguageClient, tmp_path):
     import tokenizers  # an oracle: missing, the test fails (never skips)
+
     # line 9 is empty: a token no text encodes to (a line holding a space would do too, but
     # the plug-in's sniff does not take such a file for a vocab.txt at all)
     lines = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "token", "##izer", "##s", "", "hello"]
@@ -132,8 +142,9 @@ async def test_vocab_txt_hover_hint_and_diagnostic(client: LanguageClient, tmp_p
         shown = token[2:] if token.startswith("##") else token
         assert f"`{shown.encode().hex(' ').upper()}`" in v
         assert inside(text, h.range.start) and inside(text, h.range.end)
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        ident(uri), types.Range(types.Position(0, 0), types.Position(len(lines), 0))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(ident(uri), types.Range(types.Position(0, 0), types.Position(len(lines), 0)))
+    )
     named = [t for t in lines if t]  # an empty line has no literal to hint after
     assert [h.label.rsplit("id ", 1)[1] for h in hints] == [str(vocab[t]) for t in named]
     assert all(inside(text, h.position) for h in hints)
@@ -142,13 +153,16 @@ async def test_vocab_txt_hover_hint_and_diagnostic(client: LanguageClient, tmp_p
 
 # ---- the decoded view of a binary file -------------------------------------------------------
 
+
 async def test_decoded_view_of_a_model_file(client: LanguageClient):
     import sentencepiece as spm  # an oracle: missing, the test fails (never skips)
+
     path = corpus_file("mistral-spm/mistral_instruct_tokenizer_240323.model.v3")
     sp = spm.SentencePieceProcessor(model_file=str(path))
     # the file is not open: the command reads it from disk by its URI
-    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        "tokenizer-lsp.decodedVocabulary", [path.as_uri()]))
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("tokenizer-lsp.decodedVocabulary", [path.as_uri()])
+    )
     text = result["text"]
     assert result["rows"] == sp.get_piece_size()
     lines = text.split("\n")
@@ -193,8 +207,9 @@ async def test_decoded_vocabulary_of_an_open_tekken_file(client: LanguageClient,
     path.write_text(text, encoding="utf-8")
     tk = tekken.Tekkenizer.from_file(path)
     await open_doc(client, path.as_uri(), text)
-    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        "tokenizer-lsp.decodedVocabulary", [path.as_uri()]))
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("tokenizer-lsp.decodedVocabulary", [path.as_uri()])
+    )
     assert result["rows"] == tk.n_words
     rows = result["text"].split("\n")[2:]
     for tid in (0, 1, N_SPECIAL + 65, N_SPECIAL + 259):
@@ -220,16 +235,22 @@ async def test_tekken_navigation(client: LanguageClient, tmp_path):
     for query in (f"#{tid}", tk.id_to_piece(tid)):
         found = []
         for _ in range(100):  # the navigation lookups are built after the first publish
-            found = [s for s in await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
-                     if s.location.uri == uri]
+            found = [
+                s
+                for s in await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
+                if s.location.uri == uri
+            ]
             if found:
                 break
             await asyncio.sleep(0.1)
         assert found and found[0].location.range.start == types.Position(line, col), query
     pos = types.Position(line, col + 2)
     await client.text_document_definition_async(types.DefinitionParams(text_document=ident(uri), position=pos))
-    await client.text_document_references_async(types.ReferenceParams(
-        text_document=ident(uri), position=pos, context=types.ReferenceContext(include_declaration=True)))
+    await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=ident(uri), position=pos, context=types.ReferenceContext(include_declaration=True)
+        )
+    )
 
 
 def test_decoded_view_rows_are_decodes_and_follow_the_file(tmp_path):

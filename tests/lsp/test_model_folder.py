@@ -56,8 +56,11 @@ def edit_json(path, change) -> str:
 def only(rows, path) -> list[tuple[str, int]]:
     """The findings of one file; what a folder's chat template renders (chat-template-* but
     -token) is tests/chat's, held to transformers there."""
-    return [(r["code"], r["range"]["start"]["line"]) for r in rows if r["path"] == str(path)
-            and (not r["code"].startswith("chat-template-") or r["code"] == "chat-template-token")]
+    return [
+        (r["code"], r["range"]["start"]["line"])
+        for r in rows
+        if r["path"] == str(path) and (not r["code"].startswith("chat-template-") or r["code"] == "chat-template-token")
+    ]
 
 
 _ids: dict = {}
@@ -70,6 +73,7 @@ def tid(folder, token: str) -> int:
 
 
 # ---- real folders ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", FOLDERS)
 def test_real_config_files_give_no_error_or_warning(name, capsys):
@@ -93,16 +97,30 @@ def test_check_a_real_folder(name, capsys):
 
 # ---- one defect per code, at its file and line -------------------------------------------
 
+
 def test_config_token_missing_string_and_added_token_object(tmp_path, capsys):
     folder = copy_folder(tmp_path, "llama2")
     config = folder / "tokenizer_config.json"
-    text = edit_json(config, lambda o: o.update(eos_token="</S>", unk_token={
-        "__type": "AddedToken", "content": "<UNK>", "lstrip": False, "normalized": True,
-        "rstrip": False, "single_word": False}))
+    text = edit_json(
+        config,
+        lambda o: o.update(
+            eos_token="</S>",
+            unk_token={
+                "__type": "AddedToken",
+                "content": "<UNK>",
+                "lstrip": False,
+                "normalized": True,
+                "rstrip": False,
+                "single_word": False,
+            },
+        ),
+    )
     code, rows = check(config, capsys=capsys)
     assert code == 1
-    assert only(rows, config) == [("config-token-missing", line_of(text, '"eos_token"')),
-                                  ("config-token-missing", line_of(text, '"unk_token"'))]
+    assert only(rows, config) == [
+        ("config-token-missing", line_of(text, '"eos_token"')),
+        ("config-token-missing", line_of(text, '"unk_token"')),
+    ]
     unk = next(r for r in rows if "<UNK>" in r["message"])
     # an entry written as an object: from its key to its closing brace
     assert unk["range"]["end"]["line"] == line_of(text, "}", '"unk_token"')
@@ -113,12 +131,19 @@ def test_added_token_objects_that_name_real_tokens_are_fine(tmp_path, capsys):
     folder = copy_folder(tmp_path, "llama2")
 
     def added(content):
-        return {"__type": "AddedToken", "content": content, "lstrip": False, "normalized": True,
-                "rstrip": False, "single_word": False}
+        return {
+            "__type": "AddedToken",
+            "content": content,
+            "lstrip": False,
+            "normalized": True,
+            "rstrip": False,
+            "single_word": False,
+        }
 
     edit_json(folder / "tokenizer_config.json", lambda o: o.update(bos_token=added("<s>"), eos_token=added("</s>")))
-    (folder / "special_tokens_map.json").write_text(json.dumps(
-        {"bos_token": added("<s>"), "eos_token": added("</s>"), "unk_token": added("<unk>")}, indent=2))
+    (folder / "special_tokens_map.json").write_text(
+        json.dumps({"bos_token": added("<s>"), "eos_token": added("</s>"), "unk_token": added("<unk>")}, indent=2)
+    )
     code, rows = check(folder, capsys=capsys)
     assert code == 0 and [r for r in rows if r["severity"] in ("error", "warning")] == []
 
@@ -145,19 +170,26 @@ def test_generation_config_ids_against_the_named_tokens(tmp_path, capsys):
     im_end, endoftext = tid(folder, "<|im_end|>"), tid(folder, "<|endoftext|>")
     gen = folder / "generation_config.json"
     # eos_token is <|im_end|>: a single eos id must be its id, even when it is another real token
-    gen.write_text(json.dumps({"bos_token_id": endoftext, "eos_token_id": endoftext, "pad_token_id": endoftext}, indent=2))
+    gen.write_text(
+        json.dumps({"bos_token_id": endoftext, "eos_token_id": endoftext, "pad_token_id": endoftext}, indent=2)
+    )
     code, rows = check(gen, capsys=capsys)
     text = gen.read_text()
     assert code == 1 and only(rows, gen) == [("config-id-mismatch", line_of(text, '"eos_token_id"'))]
-    assert rows[0]["message"] == (f"eos_token `<|im_end|>` is id {im_end} in tokenizer.json, but "
-                                  f"generation_config.json eos_token_id is {endoftext} (`<|endoftext|>`)")
+    assert rows[0]["message"] == (
+        f"eos_token `<|im_end|>` is id {im_end} in tokenizer.json, but "
+        f"generation_config.json eos_token_id is {endoftext} (`<|endoftext|>`)"
+    )
 
 
-@pytest.mark.parametrize("ids,want", [
-    ("ok", []),
-    ("unknown", ["element"]),  # one of the list is no token
-    ("without", ["entry"]),  # the named token's id is not in the list
-])
+@pytest.mark.parametrize(
+    "ids,want",
+    [
+        ("ok", []),
+        ("unknown", ["element"]),  # one of the list is no token
+        ("without", ["entry"]),  # the named token's id is not in the list
+    ],
+)
 def test_id_lists(tmp_path, capsys, ids, want):
     folder = copy_folder(tmp_path, "llama2")
     eos, bos = tid(folder, "</s>"), tid(folder, "<s>")
@@ -167,7 +199,10 @@ def test_id_lists(tmp_path, capsys, ids, want):
     gen.write_text(f'{{\n  "bos_token_id": {bos},\n  "eos_token_id": [\n    {value[0]},\n    {value[1]}\n  ]\n}}\n')
     code, rows = check(gen, capsys=capsys)
     text = gen.read_text()
-    lines = {"element": lambda: text.count("\n", 0, text.index(str(size + 5))), "entry": lambda: line_of(text, '"eos_token_id"')}
+    lines = {
+        "element": lambda: text.count("\n", 0, text.index(str(size + 5))),
+        "entry": lambda: line_of(text, '"eos_token_id"'),
+    }
     assert only(rows, gen) == [("config-id-mismatch", lines[kind]()) for kind in want]
     assert code == (1 if want else 0)
 
@@ -175,11 +210,16 @@ def test_id_lists(tmp_path, capsys, ids, want):
 @pytest.mark.parametrize("delta,want", [(-1, "error"), (0, None), (64, "information")])
 def test_vocab_size_below_equal_above(tmp_path, capsys, delta, want):
     folder = copy_folder(tmp_path, "llama2")
-    ids = [tid(folder, t) for t in Tokenizer.from_file(str(folder / "tokenizer.json")).get_vocab(with_added_tokens=True)]
+    ids = [
+        tid(folder, t) for t in Tokenizer.from_file(str(folder / "tokenizer.json")).get_vocab(with_added_tokens=True)
+    ]
     size = max(ids) + 1 + delta
     config = folder / "config.json"
-    config.write_text(json.dumps({"architectures": ["LlamaForCausalLM"], "eos_token_id": tid(folder, "</s>"),
-                                  "vocab_size": size}, indent=2))
+    config.write_text(
+        json.dumps(
+            {"architectures": ["LlamaForCausalLM"], "eos_token_id": tid(folder, "</s>"), "vocab_size": size}, indent=2
+        )
+    )
     code, rows = check(config, capsys=capsys)
     got = [(r["code"], r["severity"], r["range"]["start"]["line"]) for r in rows]
     assert got == ([] if want is None else [("vocab-size", want, line_of(config.read_text(), '"vocab_size"'))])
@@ -195,8 +235,10 @@ def test_chat_template_token(tmp_path, capsys, good, bad):
     # `<function-name>`) is not a token either, and not flagged
     template = json.loads(raw)["chat_template"]
     i = template.rindex(good)
-    text = raw.replace(json.dumps(template, ensure_ascii=False)[1:-1],
-                       json.dumps(template[:i] + bad + template[i + len(good):], ensure_ascii=False)[1:-1])
+    text = raw.replace(
+        json.dumps(template, ensure_ascii=False)[1:-1],
+        json.dumps(template[:i] + bad + template[i + len(good) :], ensure_ascii=False)[1:-1],
+    )
     assert text != raw and Tokenizer.from_file(str(folder / "tokenizer.json")).token_to_id(bad) is None
     config.write_text(text, encoding="utf-8")
     code, rows = check(config, capsys=capsys)
@@ -205,9 +247,16 @@ def test_chat_template_token(tmp_path, capsys, good, bad):
     literal = text.index(bad)
     line = text.count("\n", 0, literal)
     col = literal - text.rfind("\n", 0, literal) - 1
-    assert code == 0 and [(r["code"], r["severity"], r["range"]["start"]["line"], r["range"]["start"]["character"],
-                           r["range"]["end"]["character"]) for r in rows] == [
-        ("chat-template-token", "warning", line, col, col + len(bad))]
+    assert code == 0 and [
+        (
+            r["code"],
+            r["severity"],
+            r["range"]["start"]["line"],
+            r["range"]["start"]["character"],
+            r["range"]["end"]["character"],
+        )
+        for r in rows
+    ] == [("chat-template-token", "warning", line, col, col + len(bad))]
     assert good in rows[0]["message"]  # the near miss it probably meant
 
 
@@ -218,11 +267,14 @@ def test_added_tokens_json(tmp_path, capsys):
     code, rows = check(added, capsys=capsys)
     text = added.read_text()
     assert code == 1
-    assert only(rows, added) == [("config-id-mismatch", line_of(text, '"</s>"')),
-                                 ("config-token-missing", line_of(text, '"<pad>"'))]
+    assert only(rows, added) == [
+        ("config-id-mismatch", line_of(text, '"</s>"')),
+        ("config-token-missing", line_of(text, '"<pad>"')),
+    ]
 
 
 # ---- folders and lone config files -----------------------------------------------------------
+
 
 def test_check_dir_and_check_tokenizer_report_the_config_files(tmp_path, capsys):
     folder = copy_folder(tmp_path, "llama2")
@@ -260,6 +312,7 @@ def test_broken_config_json_is_json_syntax(tmp_path, capsys):
 
 # ---- the server ------------------------------------------------------------------------------
 
+
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
 async def client(lsp_client: LanguageClient):
     lsp_client.published = {}
@@ -283,8 +336,9 @@ async def client(lsp_client: LanguageClient):
 def open_file(client, path, text=None) -> tuple[str, str]:
     text = path.read_text(encoding="utf-8") if text is None else text
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     return uri, text
 
 
@@ -329,9 +383,16 @@ async def test_server_config_findings_follow_the_tokenizer(client, tmp_path):
     turi, ttext = open_file(client, folder / "tokenizer.json")
     await published(client, turi)
     p = pos(ttext, '"content": "</s>"', inside=len('"content": "</'))
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=turi, version=2),
-        [types.TextDocumentContentChangePartial(range=types.Range(p, types.Position(p.line, p.character + 1)), text="S")]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=turi, version=2),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(p, types.Position(p.line, p.character + 1)), text="S"
+                )
+            ],
+        )
+    )
     loop = asyncio.get_running_loop()
     end = loop.time() + 30
     while client.published[uri][-1] and loop.time() < end:
@@ -347,33 +408,39 @@ async def test_server_navigation_from_and_to_config_tokens(client, tmp_path):
     uri, text = open_file(client, folder / "tokenizer_config.json")
     await published(client, uri)
     # hover on eos_token's string: the token, its id
-    h = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri), pos(text, '"<|im_end|>"', '"eos_token"')))
+    h = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), pos(text, '"<|im_end|>"', '"eos_token"'))
+    )
     assert f"id {im_end}" in h.contents.value and "<|im_end|>" in h.contents.value
     # hover on an id of generation_config.json names the token
     guri, gtext = open_file(client, gen)
     await published(client, guri)
-    h = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(guri), pos(gtext, str(im_end), inside=0)))
+    h = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(guri), pos(gtext, str(im_end), inside=0))
+    )
     assert "<|im_end|>" in h.contents.value
     # definition: only an added token in qwen3, so its added_tokens entry in tokenizer.json
     ttext = (folder / "tokenizer.json").read_text(encoding="utf-8")
     turi = (folder / "tokenizer.json").as_uri()
-    target = await client.text_document_definition_async(types.DefinitionParams(
-        types.TextDocumentIdentifier(uri), pos(text, '"<|im_end|>"', '"eos_token"')))
+    target = await client.text_document_definition_async(
+        types.DefinitionParams(types.TextDocumentIdentifier(uri), pos(text, '"<|im_end|>"', '"eos_token"'))
+    )
     entry = ttext.index('"content": "<|im_end|>"')
     assert [t.uri for t in target] == [turi]
     start = ttext.rfind("{", 0, entry)
     assert ttext.count("\n", 0, start) <= target[0].range.start.line <= ttext.count("\n", 0, ttext.index("}", entry))
     # references from the tokenizer_config.json token: across files, each literal
-    refs = await client.text_document_references_async(types.ReferenceParams(
-        text_document=types.TextDocumentIdentifier(uri), position=pos(text, '"<|im_end|>"', '"eos_token"'),
-        context=types.ReferenceContext(include_declaration=False)))
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            position=pos(text, '"<|im_end|>"', '"eos_token"'),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
     by_file: dict = {}
     for r in refs:
         by_file.setdefault(r.uri, []).append(at(r))
-    config_spots = [(text.count("\n", 0, i), i - text.rfind("\n", 0, i) - 1)
-                    for i in _all(text, '"<|im_end|>"')]
+    config_spots = [(text.count("\n", 0, i), i - text.rfind("\n", 0, i) - 1) for i in _all(text, '"<|im_end|>"')]
     template = json.loads(text)["chat_template"]
     assert len(by_file[uri]) == len(config_spots) + template.count("<|im_end|>")
     assert set(config_spots) <= set(by_file[uri])
@@ -381,9 +448,13 @@ async def test_server_navigation_from_and_to_config_tokens(client, tmp_path):
     assert len(by_file[turi]) == 1  # its added_tokens entry
     # ... and from the tokenizer.json's added token: the config entries naming it too
     turi2, _ = open_file(client, folder / "tokenizer.json", ttext)
-    back = await client.text_document_references_async(types.ReferenceParams(
-        text_document=types.TextDocumentIdentifier(turi2), position=pos(ttext, '"<|im_end|>"', '"added_tokens"'),
-        context=types.ReferenceContext(include_declaration=False)))
+    back = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(turi2),
+            position=pos(ttext, '"<|im_end|>"', '"added_tokens"'),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
     assert {r.uri for r in back} == {turi, uri, guri}
     assert sorted(at(r) for r in back if r.uri == uri) == sorted(by_file[uri])
 
@@ -410,20 +481,28 @@ async def test_server_config_follows_the_other_config_and_definition_to_vocab_ke
     await published(client, uri)
     # eos_token edited (unsaved) to another real token: generation_config.json's eos id is now wrong
     p = pos(text, '"</s>"', '"eos_token"', inside=1)
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        [types.TextDocumentContentChangePartial(range=types.Range(p, types.Position(p.line, p.character + 4)),
-                                                text="<unk>")]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(p, types.Position(p.line, p.character + 4)), text="<unk>"
+                )
+            ],
+        )
+    )
     loop = asyncio.get_running_loop()
     end = loop.time() + 30
     while not client.published[guri][-1] and loop.time() < end:
         await asyncio.sleep(0.05)
     assert [(d.code, d.range.start.line) for d in client.published[guri][-1]] == [
-        ("config-id-mismatch", line_of(gtext, '"eos_token_id"'))]
+        ("config-id-mismatch", line_of(gtext, '"eos_token_id"'))
+    ]
     assert "<unk>" in client.published[guri][-1][0].message and "</s>" in client.published[guri][-1][0].message
     # `<s>` is in llama2's model.vocab: definition lands on its vocab key
-    target = await client.text_document_definition_async(types.DefinitionParams(
-        types.TextDocumentIdentifier(uri), pos(text, '"<s>"', '"bos_token"')))
+    target = await client.text_document_definition_async(
+        types.DefinitionParams(types.TextDocumentIdentifier(uri), pos(text, '"<s>"', '"bos_token"'))
+    )
     ttext = (folder / "tokenizer.json").read_text(encoding="utf-8")
     key = ttext.index('"<s>":', ttext.index('"vocab"'))
     assert [(t.uri, at(t)) for t in target] == [((folder / "tokenizer.json").as_uri(), at_index(ttext, key))]

@@ -12,7 +12,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.conftest import corpus_file, gpt2_byte_of
-from tests.lsp.harness import navigation_client as client  # noqa: F401
+from tests.lsp.harness import shared_navigation_client as client  # noqa: F401 (one server for the module)
 
 STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
@@ -66,8 +66,9 @@ def key_range(text: str, token: str, after: int = 0):
 async def open_file(client: LanguageClient, path: Path, language="json") -> tuple[str, str]:
     text = path.read_text(encoding="utf-8")
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text))
+    )
     return uri, text
 
 
@@ -76,15 +77,35 @@ def span(loc) -> tuple:
     return (r.start.line, r.start.character), (r.end.line, r.end.character)
 
 
+async def answered(request, timeout: float = 120.0):
+    """The first answer that is not None. The server waits at most 20 s for a file's
+    navigation lookups, then answers None (session.navigation_snapshot); qwen3's took more
+    than that with the suite running on both cores of a loaded machine: ask again."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while (found := await request()) is None and loop.time() < end:
+        await asyncio.sleep(0.05)
+    return found
+
+
 async def references(client, uri, pos, decl=False):
-    return await client.text_document_references_async(types.ReferenceParams(
-        text_document=types.TextDocumentIdentifier(uri), position=types.Position(*pos),
-        context=types.ReferenceContext(include_declaration=decl)))
+    return await answered(
+        lambda: client.text_document_references_async(
+            types.ReferenceParams(
+                text_document=types.TextDocumentIdentifier(uri),
+                position=types.Position(*pos),
+                context=types.ReferenceContext(include_declaration=decl),
+            )
+        )
+    )
 
 
 async def definition(client, uri, pos):
-    return await client.text_document_definition_async(types.DefinitionParams(
-        types.TextDocumentIdentifier(uri), types.Position(*pos)))
+    return await answered(
+        lambda: client.text_document_definition_async(
+            types.DefinitionParams(types.TextDocumentIdentifier(uri), types.Position(*pos))
+        )
+    )
 
 
 @pytest.mark.parametrize("rel,token", [("qwen3/tokenizer.json", "Ġthe"), ("llama2/tokenizer.json", "▁t")])
@@ -99,8 +120,11 @@ async def test_references_and_definition_on_both_merge_forms(client: LanguageCli
     with_decl = await references(client, uri, (decl[0][0], decl[0][1] + 1), decl=True)
     assert {span(r) for r in with_decl} == want | {decl}
     # from a merge part: the vocab key; from the key: the lowest-ranked merge making it
-    part = next(r for r in refs if r.range.start.line == r.range.end.line
-                and r.range.end.character - r.range.start.character <= len(token) + 2)
+    part = next(
+        r
+        for r in refs
+        if r.range.start.line == r.range.end.line and r.range.end.character - r.range.start.character <= len(token) + 2
+    )
     target = await definition(client, uri, (part.range.start.line, part.range.start.character + 1))
     assert [span(t) for t in target] == [decl] and target[0].uri == uri
     made = await definition(client, uri, (decl[0][0], decl[0][1] + 1))
@@ -108,8 +132,9 @@ async def test_references_and_definition_on_both_merge_forms(client: LanguageCli
     first = next(r for r, m in enumerate(merges) if "".join(m if isinstance(m, list) else m.split(" ")) == token)
     assert span(made[0]) in want and span(made[0])[0][0] >= position(text, merge_literals(text)[0][0])[0]
     # the hover tells the same: rank, number of merges using it, the tree
-    h = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
-                                                                 types.Position(decl[0][0], decl[0][1] + 1)))
+    h = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(decl[0][0], decl[0][1] + 1))
+    )
     uses = sum(1 for m in merges if token in (m if isinstance(m, list) else m.split(" ")))
     assert f"made by merge rank {first}:" in h.contents.value
     assert f"used by {uses} merge" in h.contents.value and "merge tree:" in h.contents.value
@@ -169,7 +194,9 @@ async def test_symbols_on_a_one_line_vocab_and_a_tiktoken_file(client: LanguageC
     line262 = next(i for i, l in enumerate(ttext.split("\n")) if l.endswith(" 262"))
     b64 = ttext.split("\n")[line262].split(" ")[0]
     assert span(by_uri[turi].location) == ((line262, 0), (line262, len(b64)))
-    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(types.TextDocumentIdentifier(uri)))
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
+    )
     assert [s.name for s in symbols] == [f"vocab ({len(json.loads(text)):,})"]
     # a tiktoken rank's split is inferred from the lower ranks
     import base64
@@ -177,7 +204,9 @@ async def test_symbols_on_a_one_line_vocab_and_a_tiktoken_file(client: LanguageC
     ranks_of = {base64.b64decode(l.split(" ")[0]): int(l.split(" ")[1]) for l in ttext.split("\n") if l}
     token, rank = next((t, r) for t, r in ranks_of.items() if len(t) == 4 and t.isascii() and t.isalpha() and r > 5000)
     line = next(i for i, l in enumerate(ttext.split("\n")) if l.endswith(f" {rank}"))
-    h = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(turi), types.Position(line, 1)))
+    h = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(turi), types.Position(line, 1))
+    )
     m = re.search(r"made by merge rank \d+ \(inferred\): `([^`]*)` \+ `([^`]*)`", h.contents.value)
     assert m is not None, h.contents.value
     left, right = (x.replace("␣", " ").encode() for x in m.groups())
@@ -207,9 +236,16 @@ async def test_definition_follows_an_edit_the_index_has_not_seen(client: Languag
     decl = key_range(text, "▁t", text.index('"vocab"', text.index('"model"')))
     refs = await references(client, uri, (decl[0][0], decl[0][1] + 1))
     part = next(r for r in refs if r.range.end.character - r.range.start.character == len("▁t"))  # a part
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        [types.TextDocumentContentChangePartial(range=types.Range(types.Position(0, 1), types.Position(0, 1)), text="\n")]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(0, 1), types.Position(0, 1)), text="\n"
+                )
+            ],
+        )
+    )
     target = await definition(client, uri, (part.range.start.line + 1, part.range.start.character + 1))
     assert [span(t) for t in target] == [((decl[0][0] + 1, decl[0][1]), (decl[1][0] + 1, decl[1][1]))]
 

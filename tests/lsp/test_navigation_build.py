@@ -48,8 +48,9 @@ def assert_built_as_here(doc, idx, data: bytes) -> None:
     this process."""
     reference = indexed(data)
     got, want = doc.navigation_of(idx), build_navigation(reference)
-    assert [(got.producer(o), got.producers(o), got.using(o)) for o in range(len(idx.vocab.tokens))] == \
-        [(want.producer(o), want.producers(o), want.using(o)) for o in range(len(reference.vocab.tokens))]
+    assert [(got.producer(o), got.producers(o), got.using(o)) for o in range(len(idx.vocab.tokens))] == [
+        (want.producer(o), want.producers(o), want.using(o)) for o in range(len(reference.vocab.tokens))
+    ]
 
 
 @pytest.fixture

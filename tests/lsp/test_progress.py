@@ -15,17 +15,21 @@ from tests.conftest import corpus_file
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp", "--stdio"])
 FIVE_MB = 5 * 1024 * 1024
 
+
 def capabilities(work_done_progress: bool) -> types.ClientCapabilities:
     return types.ClientCapabilities(
         window=types.WindowClientCapabilities(work_done_progress=work_done_progress),
         text_document=types.TextDocumentClientCapabilities(
-            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)),
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)
+        ),
     )
+
 
 async def _session(lsp_client: LanguageClient, progress: bool):
     # what the client had received when each file's first diagnostics came
     lsp_client.tokens_at_first_diagnostics = {}
     await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities(progress)))
+
 
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient):
@@ -33,19 +37,24 @@ async def client(lsp_client: LanguageClient):
     yield
     await lsp_client.shutdown_session()
 
+
 @pytest_lsp.fixture(config=SERVER)
 async def client_without_progress(lsp_client: LanguageClient):
     await _session(lsp_client, progress=False)
     yield
     await lsp_client.shutdown_session()
 
+
 async def open_and_wait_for_lookups(client: LanguageClient, path, probe: types.Position) -> str:
     """Opens `path`; returns its URI once its first diagnostics came and hovers answer
     (the hover lookups are the last step the progress covers)."""
 
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-        uri=uri, language_id="json", version=1, text=path.read_text(encoding="utf-8"))))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id="json", version=1, text=path.read_text(encoding="utf-8"))
+        )
+    )
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     # the create request came before the diagnostics: the client has the token by now
     client.tokens_at_first_diagnostics[uri] = set(client.progress_reports)
@@ -55,6 +64,7 @@ async def open_and_wait_for_lookups(client: LanguageClient, path, probe: types.P
             return uri
         await asyncio.sleep(0.05)
     raise AssertionError(f"hovers never answered on {path}")
+
 
 def first_key_position(path) -> types.Position:
     """The first vocab key of a tokenizer.json: its line and the column inside its quotes."""
@@ -68,6 +78,7 @@ def first_key_position(path) -> types.Position:
                 return types.Position(line_no, len(line) - len(line.lstrip()) + 1)
     raise AssertionError(f"no vocab in {path}")
 
+
 async def wait_for_end(client: LanguageClient, token) -> list:
 
     for _ in range(400):
@@ -76,6 +87,7 @@ async def wait_for_end(client: LanguageClient, token) -> list:
             return reports
         await asyncio.sleep(0.05)
     raise AssertionError(f"progress {token!r} never ended: {client.progress_reports.get(token)}")
+
 
 async def test_large_file_progress_begins_before_diagnostics(client: LanguageClient):
     path = corpus_file("qwen3/tokenizer.json")
@@ -99,11 +111,13 @@ async def test_large_file_progress_begins_before_diagnostics(client: LanguageCli
     assert percentages == sorted(percentages) and all(0 <= p <= 100 for p in percentages)
     assert set(client.progress_reports) == {token}
 
+
 async def test_small_file_gets_no_progress(client: LanguageClient):
     path = corpus_file("llama2/tokenizer.json")
     assert path.stat().st_size < FIVE_MB
     await open_and_wait_for_lookups(client, path, first_key_position(path))
     assert client.progress_reports == {}
+
 
 @pytest.mark.parametrize("rel", ["qwen3/tokenizer.json"])
 async def test_client_without_the_capability_gets_none(client_without_progress: LanguageClient, rel):

@@ -31,6 +31,7 @@ ENCODINGS = ("utf-16", "utf-8", "utf-32")
 
 # ---- what the references are, from the text alone --------------------------------------
 
+
 def width(text: str, encoding: str) -> int:
     if encoding == "utf-8":
         return len(text.encode("utf-8"))
@@ -80,7 +81,7 @@ class Expected:
 
     def position(self, i: int, encoding: str) -> tuple[int, int]:
         line = bisect_right(self.line_starts, i) - 1
-        return line, width(self.text[self.line_starts[line]:i], encoding)
+        return line, width(self.text[self.line_starts[line] : i], encoding)
 
     def positions(self, offsets: list[int], encoding: str) -> dict[int, tuple[int, int]]:
         """position() of many offsets, each column counted on from the previous offset's
@@ -135,7 +136,9 @@ def nav_of(idx):
     return _NAVIGATION[idx]
 
 
-def check(idx, expected: Expected, token: str, encodings=ENCODINGS, decl: bool = True, fast: bool | None = None) -> None:
+def check(
+    idx, expected: Expected, token: str, encodings=ENCODINGS, decl: bool = True, fast: bool | None = None
+) -> None:
     """Fast path, general path and the text agree; `fast`: whether the layout gave them."""
     for encoding in encodings:
         want = expected.ranges(token, decl, encoding)
@@ -147,6 +150,7 @@ def check(idx, expected: Expected, token: str, encodings=ENCODINGS, decl: bool =
 
 
 # ---- real files -------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def gemma3():
@@ -198,9 +202,14 @@ def test_gemma3_inverted_index_matches_the_merges(gemma3):
         assert nav.parts(rank) == (idx.ordinal_of(a), idx.ordinal_of(b), -1 if made is None else made)
 
 
-@pytest.mark.parametrize("rel,tokens", [("qwen3/tokenizer.json", ["Ġ", "Ċ", "Ġthe", "ä", "s"]),
-                                        ("llama3/tokenizer.json", ["Ġ", "Ġthe", "s", '"', "\\"]),
-                                        ("llama2/tokenizer.json", ["▁", "▁t", "<0x0A>", "e"])])
+@pytest.mark.parametrize(
+    "rel,tokens",
+    [
+        ("qwen3/tokenizer.json", ["Ġ", "Ċ", "Ġthe", "ä", "s"]),
+        ("llama3/tokenizer.json", ["Ġ", "Ġthe", "s", '"', "\\"]),
+        ("llama2/tokenizer.json", ["▁", "▁t", "<0x0A>", "e"]),
+    ],
+)
 def test_real_files_in_both_merge_forms(rel, tokens):
     path = corpus_file(rel)
     data = path.read_bytes()

@@ -55,7 +55,10 @@ def _tokenizer(strings: bool) -> dict:
         vocab.setdefault(x, len(vocab))
         vocab.setdefault(x + y, len(vocab))
         merges.append([x, y])
-    added = [{"id": vocab["▁a"], "content": "▁a", "special": False}, {"id": len(vocab), "content": "<x>", "special": True}]
+    added = [
+        {"id": vocab["▁a"], "content": "▁a", "special": False},
+        {"id": len(vocab), "content": "<x>", "special": True},
+    ]
     model = {"type": "BPE", "vocab": vocab, "merges": [f"{x} {y}" for x, y in merges] if strings else merges}
     return {"version": "1.0", "added_tokens": added, "model": model}
 
@@ -67,7 +70,7 @@ def _rewrite_literals(text: str, pick) -> str:
     for k, m in enumerate(STRING.finditer(text, start)):
         new = pick(k, m.group(0))
         if new is not None:
-            out += [text[at:m.start()], new]
+            out += [text[at : m.start()], new]
             at = m.end()
     return "".join(out) + text[at:]
 
@@ -99,8 +102,14 @@ def _variants() -> dict[str, tuple[str, bool | None]]:
         "pairs all escaped": (json.dumps(_tokenizer(False), indent=2), True),
         "strings all escaped": (json.dumps(_tokenizer(True), indent=2), True),
         "pairs respelled": (_rewrite_literals(pairs, _respell), True),
-        "strings respelled": (_rewrite_literals(strings, lambda k, lit: '"\\u2581 a"' if lit == '"▁ a"' else None), True),
-        "strings escaped separator": (_rewrite_literals(strings, lambda k, lit: '"a\\u0020b"' if lit == '"a b"' else None), True),
+        "strings respelled": (
+            _rewrite_literals(strings, lambda k, lit: '"\\u2581 a"' if lit == '"▁ a"' else None),
+            True,
+        ),
+        "strings escaped separator": (
+            _rewrite_literals(strings, lambda k, lit: '"a\\u0020b"' if lit == '"a b"' else None),
+            True,
+        ),
         "one line": (json.dumps(_tokenizer(False), ensure_ascii=False), False),
         "strings one line": (json.dumps(_tokenizer(True), ensure_ascii=False), False),
     }
@@ -108,12 +117,12 @@ def _variants() -> dict[str, tuple[str, bool | None]]:
     at = pairs.index("        ", pairs.index("],\n", merges_at) + 3)  # a part's indentation
     out["pairs one line indented deeper"] = (pairs[:at] + " " + pairs[at:], False)
     at = pairs.index("],\n", merges_at + 5000)
-    out["pairs lone cr"] = (pairs[:at] + "],\r" + pairs[at + 3:], False)
-    out["pairs one crlf"] = (pairs[:at] + "],\r\n" + pairs[at + 3:], False)
-    out["pairs blank line"] = (pairs[:at] + "],\n\n" + pairs[at + 3:], False)
+    out["pairs lone cr"] = (pairs[:at] + "],\r" + pairs[at + 3 :], False)
+    out["pairs one crlf"] = (pairs[:at] + "],\r\n" + pairs[at + 3 :], False)
+    out["pairs blank line"] = (pairs[:at] + "],\n\n" + pairs[at + 3 :], False)
     at = strings.index(",\n", strings.index('"merges"') + 500)
-    out["strings two on a line"] = (strings[:at] + ", " + strings[at + 2:].lstrip(" "), False)
-    out["strings indented apart"] = (strings[:at] + ",\n " + strings[at + 2:], False)
+    out["strings two on a line"] = (strings[:at] + ", " + strings[at + 2 :].lstrip(" "), False)
+    out["strings indented apart"] = (strings[:at] + ",\n " + strings[at + 2 :], False)
     return out
 
 
@@ -134,11 +143,14 @@ def test_small_files_fast_and_general_paths_agree_with_the_text(name):
 def test_which_path_answers_the_small_files():
     """Regular layouts answer from the layout, whatever the spelling (pairs: each literal
     its own width); an escaped separator in a string merge sends it to the general path."""
+
     def answers_fast(name: str, token: str) -> bool:
         idx = indexed(VARIANTS[name][0].encode("utf-8"))
         return any(isinstance(i, RangeRun) for i in reference_ranges(idx, nav_of(idx), token, True, "utf-16"))
 
-    assert answers_fast("pairs", "▁") and answers_fast("pairs respelled", "▁") and answers_fast("pairs respelled", "é\n")
+    assert (
+        answers_fast("pairs", "▁") and answers_fast("pairs respelled", "▁") and answers_fast("pairs respelled", "é\n")
+    )
     assert answers_fast("pairs all escaped", "😀") and answers_fast("pairs crlf", '"')
     assert answers_fast("strings", "▁") and not answers_fast("strings respelled", "▁")
     assert not answers_fast("strings escaped separator", "a") and answers_fast("strings escaped separator", "é")
@@ -151,16 +163,22 @@ def _spelled(text: str, longer: int | None) -> str:
     for i, ch in enumerate(text):
         if i == longer:  # one escape per UTF-16 unit (two for an emoji)
             units = ch.encode("utf-16-be")
-            out.append("".join(f"\\u{int.from_bytes(units[k:k + 2], 'big'):04x}" for k in range(0, len(units), 2)))
+            out.append("".join(f"\\u{int.from_bytes(units[k : k + 2], 'big'):04x}" for k in range(0, len(units), 2)))
         else:
             out.append(json.dumps(ch, ensure_ascii=False)[1:-1])
     return '"' + "".join(out) + '"'
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from(["a", "b", "▁", '"', "\\", "\n", "\t", "é", "😀", "/", "\x01", " ", "ü"]),
-                min_size=2, max_size=6, unique=True),
-       st.data())
+@given(
+    st.lists(
+        st.sampled_from(["a", "b", "▁", '"', "\\", "\n", "\t", "é", "😀", "/", "\x01", " ", "ü"]),
+        min_size=2,
+        max_size=6,
+        unique=True,
+    ),
+    st.data(),
+)
 def test_random_small_files_in_random_layouts(base, data):
     """Tokens and merges drawn at random, written as pairs or strings, indented or on one
     line, with CRLF or not, some literals spelled longer: both paths agree with the text."""
@@ -207,8 +225,11 @@ def test_shortest_literal_is_what_json_writes(token):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.sampled_from(["a", "Ġ", "▁", "é", "😀", "\n", "\r\n", '"', " "]), max_size=200),
-       st.sampled_from(ENCODINGS), st.data())
+@given(
+    st.lists(st.sampled_from(["a", "Ġ", "▁", "é", "😀", "\n", "\r\n", '"', " "]), max_size=200),
+    st.sampled_from(ENCODINGS),
+    st.data(),
+)
 def test_span_positions_placing_far_spans_by_line(parts, encoding, data):
     """span_positions places a span far from the previous one by its line (not by counting
     the breaks between them): with the distance made tiny, every span takes that branch."""
@@ -230,14 +251,17 @@ def test_span_positions_placing_far_spans_by_line(parts, encoding, data):
 
 # ---- the JSON the server writes -----------------------------------------------------------
 
+
 def _json_both_ways(idx, token: str, uri: str, encoding: str) -> tuple[str, str]:
     """(the handler's JSON text, the same locations formatted one by one from the ranges
     of the general path, as the handler wrote them before the fast path)."""
     snap = SimpleNamespace(spans=(), index=idx, encoding=encoding, navigation=nav_of(idx))
     fast = references_handler._json_array(references_handler._token_locations(uri, snap, token, True))
     quoted = json.dumps(uri)
-    one_by_one = [references_handler._LOCATION % (quoted, a[0], a[1], b[0], b[1])
-                  for a, b in reference_ranges(idx, nav_of(idx), token, True, encoding, use_layout=False)]
+    one_by_one = [
+        references_handler._LOCATION % (quoted, a[0], a[1], b[0], b[1])
+        for a, b in reference_ranges(idx, nav_of(idx), token, True, encoding, use_layout=False)
+    ]
     return fast, "[" + ",".join(one_by_one) + "]"
 
 
@@ -255,8 +279,11 @@ def test_the_json_is_byte_for_byte_the_general_paths(gemma3):  # noqa: F811 (the
 
 # ---- over LSP ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["pairs respelled", "strings crlf", "pairs lone cr"])
-async def test_references_over_lsp_in_a_folder_whose_uri_has_percent_signs(client: LanguageClient, tmp_path: Path, name):  # noqa: F811
+async def test_references_over_lsp_in_a_folder_whose_uri_has_percent_signs(
+    client: LanguageClient, tmp_path: Path, name
+):  # noqa: F811
     """The uri goes into a template once: a `%20` in it must come out as written."""
     text = VARIANTS[name][0]
     path = tmp_path / "my model 100%" / "tokenizer.json"
@@ -264,14 +291,22 @@ async def test_references_over_lsp_in_a_folder_whose_uri_has_percent_signs(clien
     path.write_bytes(text.encode("utf-8"))
     uri = path.as_uri()
     assert "%20" in uri and "%25" in uri
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     expected = Expected(text)
     for token in ("▁", "é\n", "a"):
         line, col = expected.position(expected.keys[token][0] + 1, "utf-16")
         # the first request waits for the navigation lookups
-        refs = await client.text_document_references_async(types.ReferenceParams(
-            text_document=types.TextDocumentIdentifier(uri), position=types.Position(line, col),
-            context=types.ReferenceContext(include_declaration=True)))
-        got = [(r.uri, (r.range.start.line, r.range.start.character), (r.range.end.line, r.range.end.character)) for r in refs]
+        refs = await client.text_document_references_async(
+            types.ReferenceParams(
+                text_document=types.TextDocumentIdentifier(uri),
+                position=types.Position(line, col),
+                context=types.ReferenceContext(include_declaration=True),
+            )
+        )
+        got = [
+            (r.uri, (r.range.start.line, r.range.start.character), (r.range.end.line, r.range.end.character))
+            for r in refs
+        ]
         assert got == [(uri, *r) for r in expected.ranges(token, True, "utf-16")] and len(got) > 3

@@ -55,12 +55,17 @@ async def test_a_refused_broken_file_is_one_line_in_the_log(client: LanguageClie
     cut_json.write_bytes(whole.read_bytes()[:3000])
 
     seen = [capfd.readouterr().err]
-    messages = [await refused(client, DECODED, cut_gguf.as_uri()),
-                await refused(client, DECODED, cut_model.as_uri()),
-                await refused(client, "tokenizer-lsp.diff", cut_json.as_uri(), whole.as_uri())]
+    messages = [
+        await refused(client, DECODED, cut_gguf.as_uri()),
+        await refused(client, DECODED, cut_model.as_uri()),
+        await refused(client, "tokenizer-lsp.diff", cut_json.as_uri(), whole.as_uri()),
+    ]
     # a marker after the refusals: the log lines before it are theirs
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-        uri=(tmp_path / "marker.json").as_uri(), language_id="json", version=1, text="{}")))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=(tmp_path / "marker.json").as_uri(), language_id="json", version=1, text="{}")
+        )
+    )
     log = await log_until(capfd, "open marker.json", seen)
 
     assert "Traceback" not in log and "Exception occurred" not in log, log
@@ -75,8 +80,13 @@ async def test_a_binary_file_opened_as_text_is_told_with_its_command(client: Lan
     path = gguf_file(tmp_path) if kind == "gguf" else DATA / "botchan_en_bpe_1000.model"
     # what an editor sends for a binary file it opens as text: its bytes decoded as UTF-8
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-        uri=uri, language_id="plaintext", version=1, text=path.read_bytes().decode("utf-8", "replace"))))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(
+                uri=uri, language_id="plaintext", version=1, text=path.read_bytes().decode("utf-8", "replace")
+            )
+        )
+    )
     for _ in range(400):
         said = [m for m in client.messages if path.name in m.message]
         if said:
@@ -94,9 +104,14 @@ async def test_a_decoded_view_under_the_binary_files_name_is_not_told(client: La
     """Neovim, Vim and Emacs show the view in a buffer named after the binary file: that
     buffer is the view, not the bytes."""
     path = DATA / "botchan_en_bpe_1000.model"
-    r = await client.workspace_execute_command_async(types.ExecuteCommandParams(command=DECODED, arguments=[path.as_uri()]))
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-        uri=path.as_uri(), language_id="tokenizerview", version=1, text=r["text"])))
+    r = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=DECODED, arguments=[path.as_uri()])
+    )
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=path.as_uri(), language_id="tokenizerview", version=1, text=r["text"])
+        )
+    )
     # an answer after the didOpen: a message from it would have come before
     await client.workspace_execute_command_async(types.ExecuteCommandParams(command=DECODED, arguments=[path.as_uri()]))
     assert not [m for m in client.messages if path.name in m.message]

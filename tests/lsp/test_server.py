@@ -20,8 +20,9 @@ async def client(lsp_client: LanguageClient):
         lsp_client.refreshes += 1
 
     # every finding published (the default limit is VS Code's 1000; see test_default_limit)
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=capabilities(), initialization_options={"diagnostics": {"maxPerFile": 0}}))
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=capabilities(), initialization_options={"diagnostics": {"maxPerFile": 0}})
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -29,8 +30,9 @@ async def client(lsp_client: LanguageClient):
 async def open_and_wait(client: LanguageClient, path: Path, text: str | None = None, language="json"):
     uri = path.as_uri()
     text = path.read_text(encoding="utf-8") if text is None else text
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text))
+    )
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     return uri
 
@@ -42,6 +44,7 @@ async def wait_ready(client: LanguageClient, uri: str, probe: types.Position):
         if h is not None:
             return h
         import asyncio
+
         await asyncio.sleep(0.05)
     raise AssertionError("hover never became ready")
 
@@ -67,12 +70,17 @@ async def test_qwen3_hover_diagnostics_hints(client: LanguageClient):
     assert hover.range.start == types.Position(line, col)
     # a merge part, in the pair serialization: its own bytes and id, then the merge and rank
     mline, mcol = line_col(path, '"Ġ",')
-    h2 = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(mline, mcol + 1)))
+    h2 = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(mline, mcol + 1))
+    )
     assert "`20`" in h2.contents.value and "id 220" in h2.contents.value
     assert "merge rank 0" in h2.contents.value
     # hints in a range in the middle of the file
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        types.TextDocumentIdentifier(uri), types.Range(types.Position(10000, 0), types.Position(10100, 0))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            types.TextDocumentIdentifier(uri), types.Range(types.Position(10000, 0), types.Position(10100, 0))
+        )
+    )
     lines = path.read_text(encoding="utf-8").split("\n")[10000:10100]
     expected = sum(1 for l in lines if "Ġ" in l.split('":')[0])
     assert len([h for h in hints if h.label.startswith("␣")]) == expected > 0
@@ -101,7 +109,10 @@ async def test_minified_one_line_tokenizer(client: LanguageClient, tmp_path):
     hover = await wait_ready(client, uri, types.Position(0, col + 2))
     assert "`E2 88`" in hover.contents.value and hover.range.start == types.Position(0, col)
     # hints for 2000 characters there: each after its token's closing quote
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        types.TextDocumentIdentifier(uri), types.Range(types.Position(0, col), types.Position(0, col + 2000))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            types.TextDocumentIdentifier(uri), types.Range(types.Position(0, col), types.Position(0, col + 2000))
+        )
+    )
     assert hints and all(text[h.position.character - 1] == '"' for h in hints)
     assert any(h.label.startswith("␣") for h in hints)

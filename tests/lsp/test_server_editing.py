@@ -10,10 +10,8 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.conftest import ROOT, corpus_file
-from tests.lsp_idle import wait_idle
 from tests.lsp.harness import (  # noqa: F401
     change,
-    client,
     diagnostics_for_version,
     find,
     hover,
@@ -21,6 +19,8 @@ from tests.lsp.harness import (  # noqa: F401
     make_fixture,
     open_doc,
 )
+from tests.lsp.harness import shared_client as client  # noqa: F401 (one server for the module)
+from tests.lsp_idle import wait_idle
 
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
 
@@ -29,8 +29,15 @@ default_client = make_fixture()
 utf8_client = make_fixture(("utf-8", "utf-16"))
 pull_client = make_fixture(init_options={"diagnostics": {"maxPerFile": 0}}, pull=True)
 plain_client = make_fixture(hover_format=(types.MarkupKind.PlainText,), refresh=False, pull=False)
-ws_client = make_fixture(init_options={"inlayHints": {"mode": "whitespace"},
-                                       "diagnostics": {"severity": {"utf8-fragment": "warning"}, "debounceMs": 10}})
+ws_client = make_fixture(
+    init_options={
+        "inlayHints": {"mode": "whitespace"},
+        "diagnostics": {"severity": {"utf8-fragment": "warning"}, "debounceMs": 10},
+    },
+    shared=True,
+)
+# a server of its own: its test changes the settings, which would carry over to the next test
+settings_client = make_fixture(init_options={"diagnostics": {"maxPerFile": 0}})
 
 
 async def test_edit_breaks_then_repairs_json(client: LanguageClient, tmp_path):
@@ -75,11 +82,15 @@ async def test_edit_inside_a_token_updates_findings(client: LanguageClient, tmp_
 async def test_non_tokenizer_json_gets_nothing(client: LanguageClient, tmp_path):
     uri = (tmp_path / "package.json").as_uri()
     text = json.dumps({"name": "x", "vocab": {"Ġa": 1}, "dependencies": {"Ġb": "1.0"}}, indent=2)
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     await wait_idle(client)
     assert uri not in client.diagnostics
     assert await client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(2, 5))) is None
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(ident(uri), types.Range(types.Position(0, 0), types.Position(9, 0))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(ident(uri), types.Range(types.Position(0, 0), types.Position(9, 0)))
+    )
     assert not hints
 
 
@@ -104,8 +115,9 @@ async def test_robustness(client: LanguageClient, tmp_path):
     col = long_text.index('"Ġtok59999"') + 3
     h = await hover(client, uri, 0, col)
     assert h is not None and "id 59999" in h.contents.value and h.range.start.character == col - 3
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        ident(uri), types.Range(types.Position(0, col - 2000), types.Position(0, col + 20))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(ident(uri), types.Range(types.Position(0, col - 2000), types.Position(0, col + 20)))
+    )
     assert hints and hints[-1].label == "␣tok59999"
 
 
@@ -128,12 +140,18 @@ async def test_pull_client_gets_findings_by_pull_only(pull_client: LanguageClien
     assert client.init_result.capabilities.diagnostic_provider is not None
     uri = (tmp_path / "tokenizer.json").as_uri()
     text = EXAMPLE.read_text(encoding="utf-8")
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(ident(uri)))
-    done = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json", str(EXAMPLE)],
-                          capture_output=True, text=True)
-    expected = [(f["code"], f["range"]["start"]["line"], f["range"]["start"]["character"]) for f in json.loads(done.stdout)]
+    done = subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json", str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+    )
+    expected = [
+        (f["code"], f["range"]["start"]["line"], f["range"]["start"]["character"]) for f in json.loads(done.stdout)
+    ]
     got = [(d.code, d.range.start.line, d.range.start.character) for d in report.items if d.code != "summary"]
     assert got == expected and expected
     # a pull right after an edit answers for the new version, not the old one
@@ -154,8 +172,9 @@ async def test_encoder_json_one_line_with_escapes(client: LanguageClient):
     col = text.index('"\\u0120the"')
     h = await hover(client, uri, 0, col + 3)
     assert "`20 74 68 65`" in h.contents.value and "id 262" in h.contents.value
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        ident(uri), types.Range(types.Position(0, col), types.Position(0, col + 2000))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(ident(uri), types.Range(types.Position(0, col), types.Position(0, col + 2000)))
+    )
     assert hints[0].label == "␣the" and hints[0].position == types.Position(0, col + len('"\\u0120the"'))
     assert all(h.position.line == 0 for h in hints) and len(hints) > 20
 
@@ -168,7 +187,9 @@ async def test_merges_and_tiktoken_hover(client: LanguageClient):
     assert list(diags) == []
     h = await hover(client, uri, 1, 0)  # "Ġ t", rank 0
     assert "`20`" in h.contents.value and "merge rank 0" in h.contents.value and "id 220" in h.contents.value
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(ident(uri), types.Range(types.Position(1, 0), types.Position(2, 0))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(ident(uri), types.Range(types.Position(1, 0), types.Position(2, 0)))
+    )
     assert [h.label for h in hints] == ["␣"] and hints[0].position == types.Position(1, 1)
     tk = corpus_file("openai-tiktoken/o200k_base.tiktoken")
     ttext = tk.read_text(encoding="utf-8")
@@ -177,7 +198,9 @@ async def test_merges_and_tiktoken_hover(client: LanguageClient):
     assert sum(d.code == "utf8-fragment" for d in tdiags) == 1562
     h = await hover(client, turi, 0, 1)
     assert "`21`" in h.contents.value and "rank 0" in h.contents.value
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(ident(turi), types.Range(types.Position(0, 0), types.Position(10, 0))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(ident(turi), types.Range(types.Position(0, 0), types.Position(10, 0)))
+    )
     assert len(hints) == 10 and hints[0].label == "!" and hints[0].position == types.Position(0, 4)
 
 
@@ -198,9 +221,10 @@ async def test_settings_from_initialization_options(ws_client: LanguageClient, t
     diags = await open_doc(ws_client, uri, text)
     frag = [d for d in diags if d.code == "utf8-fragment"]
     assert frag and all(d.severity == types.DiagnosticSeverity.Warning for d in frag)
-    await hover(ws_client, uri, 0, 0)
-    hints = await ws_client.text_document_inlay_hint_async(types.InlayHintParams(
-        ident(uri), types.Range(types.Position(0, 0), types.Position(len(text.split("\n")), 0))))
+    await wait_idle(ws_client)  # the index answers the hints (a hover on "{" never comes: it waited 10 s)
+    hints = await ws_client.text_document_inlay_hint_async(
+        types.InlayHintParams(ident(uri), types.Range(types.Position(0, 0), types.Position(len(text.split("\n")), 0)))
+    )
     assert hints and all(("␣" in h.label) or ("\\" in h.label) for h in hints)
 
 
@@ -210,10 +234,12 @@ async def test_plain_client_without_refresh(plain_client: LanguageClient, tmp_pa
     assert plain_client.init_result.capabilities.diagnostic_provider is None
     text = EXAMPLE.read_text(encoding="utf-8")
     uri = (tmp_path / "tokenizer.json").as_uri()
-    plain_client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
-    hints = await plain_client.text_document_inlay_hint_async(types.InlayHintParams(
-        ident(uri), types.Range(types.Position(0, 0), types.Position(len(text.split("\n")), 0))))
+    plain_client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
+    hints = await plain_client.text_document_inlay_hint_async(
+        types.InlayHintParams(ident(uri), types.Range(types.Position(0, 0), types.Position(len(text.split("\n")), 0)))
+    )
     assert len(hints) > 100
     line, col = find(text, '"ĠâĪ"')
     h = await plain_client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(line, col + 1)))
@@ -221,24 +247,37 @@ async def test_plain_client_without_refresh(plain_client: LanguageClient, tmp_pa
     assert "`" not in h.contents.value and "**" not in h.contents.value and "20 E2 88" in h.contents.value
 
 
-async def test_settings_change_without_restart(client: LanguageClient, tmp_path):
+async def test_settings_change_without_restart(settings_client: LanguageClient, tmp_path):
+    client = settings_client
     text = EXAMPLE.read_text(encoding="utf-8")
     uri = (tmp_path / "tokenizer.json").as_uri()
     first = await open_doc(client, uri, text)
     assert all(d.severity == types.DiagnosticSeverity.Hint for d in first if d.code == "utf8-fragment")
-    await hover(client, uri, 0, 0)
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"tokenizerLsp": {
-        "inlayHints": {"mode": "off"}, "diagnostics": {"severity": {"utf8-fragment": "error", "id-gap": "off"}}}}))
+    await wait_idle(client)  # every job of the open is done before the settings change
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={
+                "tokenizerLsp": {
+                    "inlayHints": {"mode": "off"},
+                    "diagnostics": {"severity": {"utf8-fragment": "error", "id-gap": "off"}},
+                }
+            }
+        )
+    )
     params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     frags = [d for d in params.diagnostics if d.code == "utf8-fragment"]
     assert len(frags) == sum(d.code == "utf8-fragment" for d in first)
     assert all(d.severity == types.DiagnosticSeverity.Error for d in frags)
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        ident(uri), types.Range(types.Position(0, 0), types.Position(400, 0))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(ident(uri), types.Range(types.Position(0, 0), types.Position(400, 0)))
+    )
     assert not hints
     # removing the severity (VS Code sends the whole section again) restores the default
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"tokenizerLsp": {
-        "inlayHints": {"mode": "all"}, "diagnostics": {"severity": {}}}}))
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"tokenizerLsp": {"inlayHints": {"mode": "all"}, "diagnostics": {"severity": {}}}}
+        )
+    )
     params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert all(d.severity == types.DiagnosticSeverity.Hint for d in params.diagnostics if d.code == "utf8-fragment")
     assert any(d.code == "id-gap" for d in params.diagnostics) == any(d.code == "id-gap" for d in first)
@@ -298,9 +337,12 @@ async def test_hover_and_hints_follow_edits_the_index_has_not_seen(client: Langu
     assert h.range.start == types.Position(line + 1, col)
     # on the new text itself the old index knows nothing
     assert await client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(1, 4))) is None
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        ident(uri), types.Range(types.Position(line + 1, 0), types.Position(line + 2, 0))))
-    assert [(h.position.line, h.position.character, h.label) for h in hints] == [(line + 1, col + len('"ĠâĪ"'), "␣\\xE2\\x88")]
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(ident(uri), types.Range(types.Position(line + 1, 0), types.Position(line + 2, 0)))
+    )
+    assert [(h.position.line, h.position.character, h.label) for h in hints] == [
+        (line + 1, col + len('"ĠâĪ"'), "␣\\xE2\\x88")
+    ]
     # an edit inside a token: until re-indexed, no hover claims the old token's content
     change(client, uri, 3, (line + 1, col + 2), (line + 1, col + 2), "q")
     h = await client.text_document_hover_async(types.HoverParams(ident(uri), types.Position(line + 1, col + 1)))
@@ -323,7 +365,9 @@ async def test_merges_follow_the_vocabulary_beside_them(client: LanguageClient, 
         (tmp_path / name).write_bytes((src / name).read_bytes())
     merges_text = (tmp_path / "merges.txt").read_text(encoding="utf-8")
     muri = (tmp_path / "merges.txt").as_uri()
-    assert not [d for d in await open_doc(client, muri, merges_text, language="bpe-merges") if d.code.startswith("merge-")]
+    assert not [
+        d for d in await open_doc(client, muri, merges_text, language="bpe-merges") if d.code.startswith("merge-")
+    ]
     vtext = (tmp_path / "vocab.json").read_text(encoding="utf-8")
     vuri = (tmp_path / "vocab.json").as_uri()
     await open_doc(client, vuri, vtext)

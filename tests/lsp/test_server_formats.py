@@ -8,7 +8,8 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.conftest import corpus_file
-from tests.lsp.harness import client, find, hover, ident, make_fixture, open_doc  # noqa: F401
+from tests.lsp.harness import find, hover, ident, make_fixture, open_doc
+from tests.lsp.harness import shared_client as client  # noqa: F401
 
 utf32_client = make_fixture(("utf-32",), init_options={"diagnostics": {"maxPerFile": 0}})
 
@@ -60,8 +61,9 @@ async def test_sentencepiece_byte_fallback_and_space(client: LanguageClient):
     line, col = find(text, '"▁the"')
     h = await hover(client, uri, line, col + 2)
     assert "`␣the`" in h.contents.value and "`20 74 68 65`" in h.contents.value and "id 272" in h.contents.value
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        ident(uri), types.Range(types.Position(line, 0), types.Position(line + 1, 0))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(ident(uri), types.Range(types.Position(line, 0), types.Position(line + 1, 0)))
+    )
     assert [(h.label, h.position.character) for h in hints] == [("␣the", col + len('"▁the"'))]
 
 

@@ -4,7 +4,6 @@ import json
 import random
 
 import pytest
-
 from tokenizer_lsp.lsp.session import take_prefetched_text
 from tokenizer_lsp.runtime import stdio as transport
 

@@ -58,8 +58,11 @@ async def client(lsp_client: LanguageClient):
         return default(params)
 
     lsp_client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = recording
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=capabilities(), initialization_options={"diagnostics": {"maxPerFile": 0, "debounceMs": 20}}))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(), initialization_options={"diagnostics": {"maxPerFile": 0, "debounceMs": 20}}
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -78,15 +81,22 @@ async def published(client, uri: str, version: int, timeout: float = 60.0) -> li
 
 
 def change(client, uri: str, version: int, start, end, text: str) -> None:
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        [types.TextDocumentContentChangePartial(range=types.Range(types.Position(*start), types.Position(*end)),
-                                                text=text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(*start), types.Position(*end)), text=text
+                )
+            ],
+        )
+    )
 
 
 def hover_at(client, uri: str, line: int, character: int):
-    return client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
-                                                              types.Position(line, character)))
+    return client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, character))
+    )
 
 
 async def first_hover(client, uri: str, line: int, character: int):
@@ -107,7 +117,7 @@ def one_line_entries(text: str) -> list[tuple[int, int, str, int]]:
     of a one-line vocab.json whose key has no escape (its text is what the file says)."""
     out, at, col = [], 0, 0
     for m in ENTRY.finditer(text):
-        col += utf16(text[at:m.start() + 1])
+        col += utf16(text[at : m.start() + 1])
         at = m.start() + 1
         if "\\" not in m.group(1):
             out.append((col, col + utf16(m.group(1)), m.group(1), int(m.group(2))))
@@ -133,8 +143,9 @@ async def test_hovers_outside_the_edit_answer_during_a_burst_in_a_one_line_file(
     path, text = one_line_vocab(tmp_path, source)
     vocab = json.loads(text)
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-        uri=uri, language_id="json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     await published(client, uri, 1)
     entries = [e for e in one_line_entries(text) if all(ch in BYTE_OF for ch in e[2])]
     rng = random.Random(24)
@@ -168,8 +179,9 @@ async def test_a_long_burst_ends_with_the_last_version_only(client, tmp_path):
     publication ever goes back in versions, and its diagnostics are those of its text."""
     path, text = one_line_vocab(tmp_path, "examples")
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-        uri=uri, language_id="json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     await published(client, uri, 1)
     entries = one_line_entries(text)
     col, end, key, _ = entries[len(entries) // 2]
@@ -203,8 +215,11 @@ async def test_a_long_burst_ends_with_the_last_version_only(client, tmp_path):
     fresh = tmp_path / "fresh"
     fresh.mkdir()
     (fresh / "vocab.json").write_text(burst_text, encoding="utf-8")
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-        uri=(fresh / "vocab.json").as_uri(), language_id="json", version=1, text=burst_text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=(fresh / "vocab.json").as_uri(), language_id="json", version=1, text=burst_text)
+        )
+    )
     expected = await published(client, (fresh / "vocab.json").as_uri(), 1)
     assert [(d.code, d.range, d.message) for d in final] == [(d.code, d.range, d.message) for d in expected]
 
@@ -219,8 +234,9 @@ async def test_a_soak_beside_merges_and_added_tokens_keeps_the_hover(client, tmp
     vocab = json.loads(text)
     (folder / "added_tokens.json").write_text(json.dumps({"<|soak|>": max(vocab.values()) + 1}))
     uri = (folder / "vocab.json").as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-        uri=uri, language_id="json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
+    )
     await published(client, uri, 1)
     entries = [e for e in one_line_entries(text) if all(ch in BYTE_OF for ch in e[2]) and len(e[2]) > 1]
     assert len(entries) > 20

@@ -25,8 +25,9 @@ class Playground:
     token: str
     banner: str
 
-    def request(self, method: str, path: str, body: bytes | str | None = None, headers: dict | None = None,
-                token: bool = True) -> tuple[int, dict, bytes]:
+    def request(
+        self, method: str, path: str, body: bytes | str | None = None, headers: dict | None = None, token: bool = True
+    ) -> tuple[int, dict, bytes]:
         """(status, headers with lower-case names, body). `token`: add ?token= to the path."""
         if token:
             path += ("&" if "?" in path else "?") + f"token={self.token}"
@@ -50,8 +51,7 @@ class Playground:
 
     def api(self, path: str, obj=None):
         """An API call that must succeed: its JSON."""
-        status, _, body = self.request("GET" if obj is None else "POST", path,
-                                       None if obj is None else json.dumps(obj))
+        status, _, body = self.request("GET" if obj is None else "POST", path, None if obj is None else json.dumps(obj))
         assert status == 200, (status, body[:300])
         return json.loads(body)
 
@@ -65,8 +65,14 @@ class Playground:
 
 def start(paths: list[str], *extra: str) -> Playground:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "server") + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "tokenizer_lsp", "playground", *paths, "--no-browser", *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tokenizer_lsp", "playground", *paths, "--no-browser", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
     lines = []
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:

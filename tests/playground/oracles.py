@@ -63,8 +63,9 @@ def o200k():
 def spm():
     import sentencepiece
 
-    return sentencepiece.SentencePieceProcessor(model_file=str(corpus_file(
-        "mistral-spm/mistral_instruct_tokenizer_240323.model.v3")))
+    return sentencepiece.SentencePieceProcessor(
+        model_file=str(corpus_file("mistral-spm/mistral_instruct_tokenizer_240323.model.v3"))
+    )
 
 
 def ids(name: str, text: str) -> list[int]:

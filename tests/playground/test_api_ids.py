@@ -49,15 +49,30 @@ def test_100_kb_of_text(playground):
         assert got["ids"] == oracles.ids(name, text)
 
 
-@pytest.mark.parametrize("path", ["qwen3", "openai-tiktoken/o200k_base.tiktoken",
-                                  "mistral-spm/mistral_instruct_tokenizer_240323.model.v3"])
+@pytest.mark.parametrize(
+    "path", ["qwen3", "openai-tiktoken/o200k_base.tiktoken", "mistral-spm/mistral_instruct_tokenizer_240323.model.v3"]
+)
 def test_the_answer_is_encode_format_jsons_object(playground, path):
     text = oracles.TEXTS["mixed"]
     index = {"qwen3": 0, "openai-tiktoken/o200k_base.tiktoken": 1}.get(path, 2)
     target = corpus_file(path if "/" in path else f"{path}/tokenizer.json")
-    cli = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "encode", str(target if "/" in path else target.parent),
-                          "--format", "json", "--file", "/dev/stdin"], input=text.encode(), capture_output=True,
-                         env={"PYTHONPATH": str(ROOT / "server"), "PATH": "/usr/bin:/bin"}, timeout=120)
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tokenizer_lsp",
+            "encode",
+            str(target if "/" in path else target.parent),
+            "--format",
+            "json",
+            "--file",
+            "/dev/stdin",
+        ],
+        input=text.encode(),
+        capture_output=True,
+        env={"PYTHONPATH": str(ROOT / "server"), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     assert cli.returncode == 0, cli.stderr
     assert playground.api("/api/encode", {"tokenizer": index, "text": text}) == json.loads(cli.stdout)
 
@@ -77,7 +92,9 @@ def test_specials_are_the_librarys(playground):
 def more_formats():
     from .harness import start, stop
 
-    pg = start([str(corpus_file("gpt2-openai/encoder.json").parent), str(corpus_file("mistral-tekken/tekken_240718.json"))])
+    pg = start(
+        [str(corpus_file("gpt2-openai/encoder.json").parent), str(corpus_file("mistral-tekken/tekken_240718.json"))]
+    )
     yield pg
     stop(pg)
 
@@ -94,22 +111,24 @@ def test_vocab_json_and_tekken_ids_are_their_librarys(more_formats, sample):
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     assert more_formats.api("/api/encode", {"tokenizer": 0, "text": text})["ids"] == bpe.encode(text).ids
     tek = Tekkenizer.from_file(str(corpus_file("mistral-tekken/tekken_240718.json")))
-    assert more_formats.api("/api/encode", {"tokenizer": 1, "text": text})["ids"] == tek.encode(text, bos=False, eos=False)
+    assert more_formats.api("/api/encode", {"tokenizer": 1, "text": text})["ids"] == tek.encode(
+        text, bos=False, eos=False
+    )
 
 
 def test_render_is_apply_chat_template_with_the_template_findings(playground):
     """/api/render on qwen3's folder: the ids of transformers' apply_chat_template, and the
     template checks' findings beside them; qwen3's template fails on content given as parts
     (transformers raises on that chat), which the findings say."""
-    from tests.chat import oracle
     from tokenizer_lsp.core.chat.chats import sample, standard_chats
+
+    from tests.chat import oracle
 
     folder = str(corpus_file("qwen3/tokenizer.json").parent)
     got = playground.api("/api/render", {"tokenizer": 0, "messages": sample()})
     assert got["ids"] == oracle.apply(folder, sample(), tokenize=True, return_dict=False)
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - transformers' own error, whichever it is
         oracle.apply(folder, standard_chats()["parts"][1], tokenize=False)
     # (portability: what other engines make of it, held to them in tests/unit/test_chat_portability.py)
-    assert [f["code"] for f in got["findings"] if f["code"] != "chat-template-portability"] == \
-        ["chat-template-rejects"]
+    assert [f["code"] for f in got["findings"] if f["code"] != "chat-template-portability"] == ["chat-template-rejects"]
     assert "list of parts" in got["findings"][0]["message"] and got["findings"][0]["line"] >= 1

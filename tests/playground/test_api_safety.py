@@ -26,6 +26,7 @@ def one_line(body: bytes) -> str:
 
 # ---- who may ask ----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("host", ["evil.example:80", "attacker.test", "127.0.0.1", "127.0.0.1:1", None])
 def test_a_foreign_host_is_refused(pg, host):
     # DNS rebinding: a page on attacker.test resolving to 127.0.0.1 sends Host: attacker.test
@@ -42,15 +43,23 @@ def test_its_own_addresses_are_served(pg, host):
 
 @pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://127.0.0.1:1", "https://127.0.0.1:{port}"])
 def test_a_foreign_origin_is_refused(pg, origin):
-    status, _, body = pg.request("POST", "/api/encode", json.dumps({"tokenizer": 0, "text": "hi"}),
-                                 headers={"Origin": origin.format(port=pg.port)})
+    status, _, body = pg.request(
+        "POST",
+        "/api/encode",
+        json.dumps({"tokenizer": 0, "text": "hi"}),
+        headers={"Origin": origin.format(port=pg.port)},
+    )
     assert status == 403
     assert "Origin" in one_line(body)
 
 
 def test_its_own_origin_is_served(pg):
-    status, _, body = pg.request("POST", "/api/encode", json.dumps({"tokenizer": 0, "text": "hi"}),
-                                 headers={"Origin": f"http://127.0.0.1:{pg.port}"})
+    status, _, body = pg.request(
+        "POST",
+        "/api/encode",
+        json.dumps({"tokenizer": 0, "text": "hi"}),
+        headers={"Origin": f"http://127.0.0.1:{pg.port}"},
+    )
     assert status == 200, body
 
 
@@ -65,8 +74,13 @@ def test_a_wrong_token_is_refused(pg):
     status, _, body = pg.request("GET", "/api/tokenizers?token=" + "x" * len(pg.token), token=False)
     assert status == 403
     one_line(body)
-    status, _, _ = pg.request("POST", "/api/encode", '{"tokenizer": 0, "text": "a"}', token=False,
-                              headers={"Cookie": f"tokenizer-lsp-playground-{pg.port}=wrong"})
+    status, _, _ = pg.request(
+        "POST",
+        "/api/encode",
+        '{"tokenizer": 0, "text": "a"}',
+        token=False,
+        headers={"Cookie": f"tokenizer-lsp-playground-{pg.port}=wrong"},
+    )
     assert status == 403
 
 
@@ -85,7 +99,7 @@ def test_the_page_sets_the_cookie_that_then_stands_for_the_token(pg):
 def test_it_listens_on_127_0_0_1_only(pg):
     # every local address but loopback: nothing listens on the port there
     others = set()
-    for fam, *_, addr in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+    for _fam, *_, addr in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
         if not addr[0].startswith("127."):
             others.add(addr[0])
     with open("/proc/net/tcp") as f:  # the listening sockets of this machine (Linux)
@@ -99,12 +113,26 @@ def test_it_listens_on_127_0_0_1_only(pg):
 
 # ---- what may be read -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", [
-    "/static/../api.py", "/static/../../cli/encode.py", "/static/%2e%2e/server.py", "/static/%2E%2E/%2e%2e/cli/encode.py",
-    "/static/..%2fserver.py", "/static/..%2F..%2Fcli%2Fencode.py", "/static/%252e%252e/server.py", "/static/..\\server.py",
-    "/../../../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/static//etc/passwd", "/static/%2fetc%2fpasswd",
-    "/static/.%2e/server.py", "/static/index.html/../server.py",
-])
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/../api.py",
+        "/static/../../cli/encode.py",
+        "/static/%2e%2e/server.py",
+        "/static/%2E%2E/%2e%2e/cli/encode.py",
+        "/static/..%2fserver.py",
+        "/static/..%2F..%2Fcli%2Fencode.py",
+        "/static/%252e%252e/server.py",
+        "/static/..\\server.py",
+        "/../../../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/static//etc/passwd",
+        "/static/%2fetc%2fpasswd",
+        "/static/.%2e/server.py",
+        "/static/index.html/../server.py",
+    ],
+)
 def test_paths_never_leave_the_static_folder(pg, path):
     status, _, body = pg.request("GET", path)
     assert status == 404
@@ -121,50 +149,67 @@ def test_the_api_reads_only_the_paths_it_was_given(pg):
     # tokenizers are named by index; a path in a request is refused, never opened
     status, _, body = pg.request("POST", "/api/encode", json.dumps({"tokenizer": "/etc/passwd", "text": "a"}))
     assert status == 400 and "index" in one_line(body)
-    status, _, body = pg.request("POST", "/api/encode", json.dumps({"tokenizer": 0, "text": "a", "path": "/etc/passwd"}))
+    status, _, body = pg.request(
+        "POST", "/api/encode", json.dumps({"tokenizer": 0, "text": "a", "path": "/etc/passwd"})
+    )
     assert status == 400 and "path" in one_line(body)
     listed = pg.api("/api/tokenizers")
     assert [t["index"] for t in listed] == [0, 1, 2]
-    assert [t["path"] for t in listed] == [str(corpus_file("qwen3/tokenizer.json").parent),
-                                          str(corpus_file("openai-tiktoken/o200k_base.tiktoken")),
-                                          str(corpus_file("mistral-spm/mistral_instruct_tokenizer_240323.model.v3"))]
+    assert [t["path"] for t in listed] == [
+        str(corpus_file("qwen3/tokenizer.json").parent),
+        str(corpus_file("openai-tiktoken/o200k_base.tiktoken")),
+        str(corpus_file("mistral-spm/mistral_instruct_tokenizer_240323.model.v3")),
+    ]
     assert [t["format"] for t in listed] == ["tokenizer.json", "tiktoken", "sentencepiece"]
 
 
 # ---- bad requests ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("body, status, says", [
-    (b'{"tokenizer": 0, "text": ', 400, "not JSON"),
-    (b"\xff\xfe{}", 400, "UTF-8"),
-    (b"[1, 2]", 400, "object"),
-    (b'{"tokenizer": 0}', 400, '"text"'),
-    (b'{"tokenizer": 0, "text": 5}', 400, '"text"'),
-    (b'{"tokenizer": true, "text": "a"}', 400, '"tokenizer"'),
-    (b'{"tokenizer": 7, "text": "a"}', 404, "no tokenizer 7"),
-    (b'{"tokenizer": -1, "text": "a"}', 404, "no tokenizer -1"),
-])
+
+@pytest.mark.parametrize(
+    "body, status, says",
+    [
+        (b'{"tokenizer": 0, "text": ', 400, "not JSON"),
+        (b"\xff\xfe{}", 400, "UTF-8"),
+        (b"[1, 2]", 400, "object"),
+        (b'{"tokenizer": 0}', 400, '"text"'),
+        (b'{"tokenizer": 0, "text": 5}', 400, '"text"'),
+        (b'{"tokenizer": true, "text": "a"}', 400, '"tokenizer"'),
+        (b'{"tokenizer": 7, "text": "a"}', 404, "no tokenizer 7"),
+        (b'{"tokenizer": -1, "text": "a"}', 404, "no tokenizer -1"),
+    ],
+)
 def test_a_bad_encode_request_gets_a_4xx_and_one_line(pg, body, status, says):
     got, _, answer = pg.request("POST", "/api/encode", body)
     assert got == status
     assert says in one_line(answer)
 
 
-@pytest.mark.parametrize("body, status", [
-    (b'{"tokenizer": 0, "messages": "hi"}', 400),
-    (b'{"tokenizer": 9, "messages": {"messages": []}}', 404),
-    (b'{"tokenizer": 0, "messages": {"messages": []}, "x": 1}', 400),
-    (b"nope", 400),
-])
+@pytest.mark.parametrize(
+    "body, status",
+    [
+        (b'{"tokenizer": 0, "messages": "hi"}', 400),
+        (b'{"tokenizer": 9, "messages": {"messages": []}}', 404),
+        (b'{"tokenizer": 0, "messages": {"messages": []}, "x": 1}', 400),
+        (b"nope", 400),
+    ],
+)
 def test_a_bad_render_request_gets_a_4xx_and_one_line(pg, body, status):
     got, _, answer = pg.request("POST", "/api/render", body)
     assert got == status
     one_line(answer)
 
 
-@pytest.mark.parametrize("method, path, status", [
-    ("GET", "/api/encode", 405), ("POST", "/api/tokenizers", 405), ("GET", "/api/nothing", 404),
-    ("DELETE", "/api/encode", 501), ("GET", "/api/specials?tokenizer=x", 400),
-])
+@pytest.mark.parametrize(
+    "method, path, status",
+    [
+        ("GET", "/api/encode", 405),
+        ("POST", "/api/tokenizers", 405),
+        ("GET", "/api/nothing", 404),
+        ("DELETE", "/api/encode", 501),
+        ("GET", "/api/specials?tokenizer=x", 400),
+    ],
+)
 def test_wrong_methods_and_routes(pg, method, path, status):
     got, _, answer = pg.request(method, path)
     assert got == status
@@ -208,6 +253,7 @@ def test_a_header_too_long_gets_431_and_one_line(pg):
 
 # ---- the process ----------------------------------------------------------------------------
 
+
 def test_ctrl_c_stops_it_cleanly():
     pg = start([str(corpus_file("qwen3/tokenizer.json"))])
     assert pg.alive()
@@ -226,8 +272,13 @@ def test_a_path_it_cannot_read_is_one_line_and_exit_2(tmp_path):
     bad.write_text("{not json")
     for path, says in [(str(tmp_path / "absent"), "no such file"), (str(bad), "tokenizer.json")]:
         env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
-        r = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "playground", path, "--no-browser"],
-                           capture_output=True, text=True, env=env, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-m", "tokenizer_lsp", "playground", path, "--no-browser"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         assert r.returncode == 2
         lines = [x for x in r.stderr.splitlines() if x.strip()]
         assert len(lines) >= 1 and says in lines[0] and "Traceback" not in r.stderr, r.stderr

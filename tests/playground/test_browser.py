@@ -8,7 +8,6 @@ UPDATE_DOCS_IMAGES=1)."""
 
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -61,12 +60,15 @@ def settle(page, text: str | None = None) -> None:
              const cols = [...document.querySelectorAll('#text-view .column')];
              return cols.length === n && (t === null || document.querySelector('#text-input').value === t) &&
                     cols.every(c => c.dataset.current === 'true'); }""",
-        arg=[text, len(NAMES)], timeout=120_000)
+        arg=[text, len(NAMES)],
+        timeout=120_000,
+    )
 
 
 def page_ids(page, index: int, view: str = "#text-view") -> list[int]:
-    return page.eval_on_selector_all(f'{view} .tokens [data-tokenizer="{index}"][data-token-id]',
-                                     "els => els.map(e => Number(e.dataset.tokenId))")
+    return page.eval_on_selector_all(
+        f'{view} .tokens [data-tokenizer="{index}"][data-token-id]', "els => els.map(e => Number(e.dataset.tokenId))"
+    )
 
 
 def shown_text(page, index: int) -> str:
@@ -82,6 +84,7 @@ def screenshot(page, name: str, element: str | None = None) -> None:
 
 
 # ---- text mode ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("sample", oracles.TEXTS)
 def test_the_tokens_on_the_page_are_the_librarys(page, sample):
@@ -109,8 +112,10 @@ def test_the_sample_text_and_the_counts(page):
     for i, name in enumerate(NAMES):
         ids = oracles.ids(name, text)
         assert page_ids(page, i) == ids
-        counts = page.eval_on_selector_all(f'#text-view .column[data-tokenizer="{i}"] [data-count]',
-                                           "els => Object.fromEntries(els.map(e => [e.dataset.count, Number(e.textContent)]))")
+        counts = page.eval_on_selector_all(
+            f'#text-view .column[data-tokenizer="{i}"] [data-count]',
+            "els => Object.fromEntries(els.map(e => [e.dataset.count, Number(e.textContent)]))",
+        )
         assert counts["tokens"] == len(ids)
         assert counts["characters"] == len(text)  # code points, as Python counts them
     page.check("#toggle-whitespace")
@@ -139,12 +144,13 @@ def test_a_character_split_across_tokens_is_one_segment(page, grapheme):
     for i, name in enumerate(NAMES):
         segs = page.eval_on_selector_all(
             f'#text-view .column[data-tokenizer="{i}"] .seg',
-            "els => els.map(e => [e.textContent, e.matches('[data-token-id]') ? 1 : e.querySelectorAll('[data-token-id]').length])")
+            "els => els.map(e => [e.textContent, e.matches('[data-token-id]') ? 1 : e.querySelectorAll('[data-token-id]').length])",
+        )
         # expected from the library's offsets: the tokens that touch the grapheme, as one run
         enc = (oracles.qwen3() if name == "qwen3" else oracles.llama3()).encode(text, add_special_tokens=False)
         g0, g1 = text.index(grapheme), text.index(grapheme) + len(grapheme)
         touching = [(a, b) for a, b in enc.offsets if a < g1 and b > g0]
-        want = [text[min(a for a, _ in touching):max(b for _, b in touching)], len(touching)]
+        want = [text[min(a for a, _ in touching) : max(b for _, b in touching)], len(touching)]
         assert [s for s in segs if grapheme in s[0]] == [want], name
 
 
@@ -159,7 +165,9 @@ def test_whitespace_and_ids_toggles(page):
     assert page_ids(page, 0) == oracles.ids("qwen3", text)  # drawing whitespace changes no token
     page.check("#toggle-ids")
     for i, name in enumerate(NAMES):
-        ids = page.eval_on_selector_all(f'#text-view .column[data-tokenizer="{i}"] .ids .id', "els => els.map(e => Number(e.textContent))")
+        ids = page.eval_on_selector_all(
+            f'#text-view .column[data-tokenizer="{i}"] .ids .id', "els => els.map(e => Number(e.textContent))"
+        )
         assert ids == oracles.ids(name, text)
 
 
@@ -174,9 +182,13 @@ def test_where_the_columns_split_differently_is_marked(page):
     for i, name in enumerate(NAMES):
         other = set(spans[NAMES[1 - i]])
         want = [text[a:b] for a, b in spans[name] if (a, b) not in other]
-        got = page.eval_on_selector_all(f'#text-view .column[data-tokenizer="{i}"] .seg.diff', "els => els.map(e => e.textContent)")
+        got = page.eval_on_selector_all(
+            f'#text-view .column[data-tokenizer="{i}"] .seg.diff', "els => els.map(e => e.textContent)"
+        )
         assert got == want
-        n = page.eval_on_selector(f'#text-view .column[data-tokenizer="{i}"] [data-count="differ"]', "e => Number(e.textContent)")
+        n = page.eval_on_selector(
+            f'#text-view .column[data-tokenizer="{i}"] [data-count="differ"]', "e => Number(e.textContent)"
+        )
         assert n == len(want)
 
 
@@ -191,7 +203,7 @@ def test_hover_shows_id_stored_form_and_bytes(page):
     shown = tip.inner_text()
     tid = enc.ids[1]
     assert str(tid) in shown and enc.tokens[1] in shown
-    raw = text[enc.offsets[1][0]:enc.offsets[1][1]].encode()
+    raw = text[enc.offsets[1][0] : enc.offsets[1][1]].encode()
     assert " ".join(f"{b:02x}" for b in raw) in shown
 
 
@@ -205,14 +217,18 @@ def test_100_kb_of_text_works(page):
 
 # ---- chat mode ------------------------------------------------------------------------------
 
+
 def open_chat(page):
     page.click('[role="tab"][data-mode="chat"]')
     page.wait_for_selector("#chat-view .message")
 
 
 def editor_messages(page) -> list[dict]:
-    return page.eval_on_selector_all("#chat-view .message", """rows => rows.map(r => ({
-        role: r.querySelector('select').value, content: r.querySelector('textarea').value}))""")
+    return page.eval_on_selector_all(
+        "#chat-view .message",
+        """rows => rows.map(r => ({
+        role: r.querySelector('select').value, content: r.querySelector('textarea').value}))""",
+    )
 
 
 def test_chat_mode_starts_from_the_sample_chat_and_asks_render(page):
@@ -235,8 +251,11 @@ def test_chat_mode_ids_are_transformers(page):
     from transformers import AutoTokenizer
 
     open_chat(page)
-    page.wait_for_function("""() => { const cols = [...document.querySelectorAll('#chat-view .column')];
-        return cols.length === 2 && cols.every(c => c.dataset.current === 'true'); }""", timeout=120_000)
+    page.wait_for_function(
+        """() => { const cols = [...document.querySelectorAll('#chat-view .column')];
+        return cols.length === 2 && cols.every(c => c.dataset.current === 'true'); }""",
+        timeout=120_000,
+    )
     messages = editor_messages(page)
     for i, folder in enumerate(["qwen3", "llama3"]):
         assert page.is_hidden(f'#chat-view .column[data-tokenizer="{i}"] .note')

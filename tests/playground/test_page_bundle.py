@@ -22,7 +22,10 @@ def test_the_page_loads_only_its_own_assets():
     page = (STATIC / "index.html").read_text()
     assert 'src="static/playground.js"' in page and 'href="static/playground.css"' in page
     assert "http:" not in page and "https:" not in page  # nothing leaves the machine
-    assert "http://" not in (STATIC / "playground.js").read_text() and "https://" not in (STATIC / "playground.css").read_text()
+    assert (
+        "http://" not in (STATIC / "playground.js").read_text()
+        and "https://" not in (STATIC / "playground.css").read_text()
+    )
 
 
 def test_the_wheel_carries_the_page():

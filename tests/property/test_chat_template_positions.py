@@ -27,8 +27,9 @@ from transformers.utils.chat_template_utils import _compile_jinja_template
 # text a template may hold around its constructs: anything but Jinja's delimiters and lone
 # surrogates (JSON cannot carry them), with the characters JSON escapes made likely
 _CHARS = st.characters(exclude_categories=("Cs",), exclude_characters="{}%#")
-_TEXT = st.lists(st.one_of(_CHARS, st.sampled_from(['"', "\\", "\n", "\t", "\r", "\u2028", "é", "😀", "𝔘", "\x00"])),
-                 max_size=40).map("".join)
+_TEXT = st.lists(
+    st.one_of(_CHARS, st.sampled_from(['"', "\\", "\n", "\t", "\r", "\u2028", "é", "😀", "𝔘", "\x00"])), max_size=40
+).map("".join)
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -39,8 +40,9 @@ def utf16_position(text: str, index: int) -> tuple[int, int]:
 
 
 def config_bytes(template: str, before: str, ascii_only: bool) -> tuple[str, bytes]:
-    text = json.dumps({"eos_token": "<|im_end|>", "note": before, "chat_template": template}, indent=2,
-                      ensure_ascii=ascii_only)
+    text = json.dumps(
+        {"eos_token": "<|im_end|>", "note": before, "chat_template": template}, indent=2, ensure_ascii=ascii_only
+    )
     return text, text.encode("utf-8")
 
 
@@ -53,7 +55,7 @@ def test_each_character_maps_to_its_escape(template, before, ascii_only):
     text, offsets = string_offsets(data, node.start, node.end)
     assert text == template and len(offsets) == len(template) + 1
     for k, ch in enumerate(template):
-        assert json.loads(b'"' + data[offsets[k]:offsets[k + 1]] + b'"') == ch
+        assert json.loads(b'"' + data[offsets[k] : offsets[k + 1]] + b'"') == ch
 
 
 @SETTINGS
@@ -70,12 +72,14 @@ def test_a_syntax_finding_sits_on_its_word(head, tail, before, ascii_only):
     findings = config_template_findings(doc, ChatContext())
     assert [f.code for f in findings] == ["chat-template-syntax"]
     f = findings[0]
-    assert data[f.start:f.end] == b"endfor"
+    assert data[f.start : f.end] == b"endfor"
     # as the editor is told it: where the JSON text itself has that word
     at = text.rindex("endfor")
     lines = LineIndex(data)
-    assert lines.positions([f.start, f.end], "utf-16") == [utf16_position(text, at),
-                                                             utf16_position(text, at + len("endfor"))]
+    assert lines.positions([f.start, f.end], "utf-16") == [
+        utf16_position(text, at),
+        utf16_position(text, at + len("endfor")),
+    ]
     # a hover on bos_token finds the variable, through the escapes before it
     var_at = data.rindex(b"bos_token")
     for offset in (var_at, var_at + 4, var_at + 8):
@@ -94,7 +98,7 @@ def test_a_jinja_file_finding_sits_on_its_word(head, tail):
     findings = jinja_file_findings(data, ChatContext())
     assert [f.code for f in findings] == ["chat-template-syntax"]
     f = findings[0]
-    assert data[f.start:f.end] == b"endfor"
+    assert data[f.start : f.end] == b"endfor"
     at = template.rindex("endfor")
     lines = LineIndex(data)
     positions = lines.positions([f.start, f.end], "utf-16")

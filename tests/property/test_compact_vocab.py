@@ -3,7 +3,6 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from tokenizer_lsp.core import compact_vocab
 from tokenizer_lsp.core.compact_vocab import CompactTokens
 from tokenizer_lsp.core.model import RenamedTokens

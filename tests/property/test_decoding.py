@@ -1,7 +1,14 @@
 from hypothesis import given
 from hypothesis import strategies as st
-
-from tokenizer_lsp.core.decoding import BYTE_TO_CHAR, CHAR_TO_BYTE, Scheme, byte_level_decode, byte_level_encode, classify, decode_token
+from tokenizer_lsp.core.decoding import (
+    BYTE_TO_CHAR,
+    CHAR_TO_BYTE,
+    Scheme,
+    byte_level_decode,
+    byte_level_encode,
+    classify,
+    decode_token,
+)
 from tokenizer_lsp.core.decoding.bulk import byte_level_faults
 from tokenizer_lsp.core.decoding.display import code_span, visible_text
 from tokenizer_lsp.core.decoding.utf8 import Utf8Kind, describe_fragment, short_fragment_kind
@@ -26,7 +33,8 @@ def test_decoding_inverts_encoding(data):
 _BYTES = st.one_of(
     st.binary(max_size=16),
     st.tuples(st.text(max_size=8), st.integers(0, 40), st.integers(0, 40)).map(
-        lambda t: t[0].encode("utf-8")[t[1] : t[1] + t[2]]),
+        lambda t: t[0].encode("utf-8")[t[1] : t[1] + t[2]]
+    ),
 )
 
 
@@ -159,10 +167,10 @@ def test_display_keeps_bytes_and_characters_apart():
 def test_hover_and_hints_stay_small_on_a_huge_token():
     import base64
 
-    from tokenizer_lsp.lsp.render.hover import hover_markdown
-    from tokenizer_lsp.lsp.render.hints import hints_in
-    from tokenizer_lsp.core.pieces import piece_at
     from tokenizer_lsp.core.index import build_index
+    from tokenizer_lsp.core.pieces import piece_at
+    from tokenizer_lsp.lsp.render.hints import hints_in
+    from tokenizer_lsp.lsp.render.hover import hover_markdown
 
     big = base64.b64encode("é".encode() * 500_000).decode()
     data = f"IQ== 0\n{big} 1\n".encode()
@@ -177,8 +185,8 @@ def test_hover_and_hints_stay_small_on_a_huge_token():
 def test_whitespace_hints_look_at_characters_not_bytes():
     import json
 
-    from tokenizer_lsp.lsp.render.hints import hints_in
     from tokenizer_lsp.core.index import build_index
+    from tokenizer_lsp.lsp.render.hints import hints_in
 
     # "Ãł" is C3 A0, the letter à; "Âł" is C2 A0, a no-break space
     data = json.dumps({"Ãł": 0, "ÂłX": 1, "Ġa": 2, "ab": 3}, ensure_ascii=False).encode()
@@ -213,4 +221,6 @@ def test_sentencepiece_text_pieces_decode_spaces(text):
     stored = text.replace(" ", "\u2581")
     if len(stored) == 6 and stored.startswith("<0x"):
         return  # that is a byte-fallback token
-    assert decode_token(stored, Scheme.SENTENCEPIECE).data == text.replace("\u2581", " ").encode("utf-8", "surrogatepass")
+    assert decode_token(stored, Scheme.SENTENCEPIECE).data == text.replace("\u2581", " ").encode(
+        "utf-8", "surrogatepass"
+    )

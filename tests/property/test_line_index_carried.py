@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tokenizer_lsp.core.text import lines as lines_module
 from tokenizer_lsp.core.text.lines import LineIndex
 

@@ -2,7 +2,6 @@
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tokenizer_lsp.core.text import lines
 from tokenizer_lsp.core.text.lines import LineIndex, byte_length_of_columns, column_of
 
@@ -18,7 +17,9 @@ def test_long_lines_answer_like_short_ones(parts, encoding, data):
     lines._LONG, lines._STEP = 4, 3  # every line is long here
     try:
         quick = LineIndex(text)
-        offsets = sorted({0, len(text)} | {i for i in range(len(text) + 1) if i == len(text) or not 0x80 <= text[i] < 0xC0})
+        offsets = sorted(
+            {0, len(text)} | {i for i in range(len(text) + 1) if i == len(text) or not 0x80 <= text[i] < 0xC0}
+        )
         for off in offsets:
             line, col = quick.position(off, encoding)
             start = plain.line_start(line)
@@ -34,8 +35,11 @@ def test_long_lines_answer_like_short_ones(parts, encoding, data):
 
 
 @settings(max_examples=150)
-@given(st.lists(st.sampled_from(["a", "Ġ", "▁", "é", "😀", "\n", "\r\n", '"', " "]), max_size=200),
-       st.sampled_from(["utf-16", "utf-32", "utf-8"]), st.data())
+@given(
+    st.lists(st.sampled_from(["a", "Ġ", "▁", "é", "😀", "\n", "\r\n", '"', " "]), max_size=200),
+    st.sampled_from(["utf-16", "utf-32", "utf-8"]),
+    st.data(),
+)
 def test_span_positions_equal_positions_of_both_ends(parts, encoding, data):
     """The one-pass ranges of many spans (references of `▁`) agree with position() of each
     end, for spans inside a line, across lines, repeated, and out of order."""

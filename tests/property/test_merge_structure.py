@@ -4,11 +4,10 @@ back from their own word, and the BPE of any word, on random vocabularies and me
 trains them) and shuffled ones (as SentencePiece conversions list them)."""
 
 import pytest
+import tokenizers  # noqa: F401 (a dependency of the package: a broken install fails, never skips)
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from tokenizer_lsp.core.behaviour.merge_structure import MergeStructure
-
-import tokenizers  # a dependency of the package: a broken install fails, never skips
 
 ALPHABET = "abcd"
 
@@ -122,8 +121,10 @@ def _tokenizer_json(tmp_path, ignore_merges: bool, normalizer) -> tuple[bytes, s
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     corpus = ["it's 2024 and 1999's cafe\u0301 isn't 42x", "don't we'll 12ab ab12 CAFÉ café", "ﬁne ½ x²"] * 50
-    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=400, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-                                                        show_progress=False))
+    tok.train_from_iterator(
+        corpus,
+        trainers.BpeTrainer(vocab_size=400, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False),
+    )
     # tokens the trainer could not make: a word across the regex's split, a decomposed é
     obj = json.loads(tok.to_str())
     vocab, merges = obj["model"]["vocab"], obj["model"]["merges"]

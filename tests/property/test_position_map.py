@@ -2,7 +2,6 @@
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tokenizer_lsp.core.text.position_map import range_to_new, span_of, to_new, to_old
 
 ALPHABET = st.sampled_from(list("ab \né😀"))

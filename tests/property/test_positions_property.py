@@ -145,7 +145,7 @@ class RefText:
             return "the range ends before it starts"
         return None
 
-    def apply(self, start: tuple[int, int] | None, end: tuple[int, int] | None, new: str) -> "RefText":
+    def apply(self, start: tuple[int, int] | None, end: tuple[int, int] | None, new: str) -> RefText:
         if start is None or end is None:
             return RefText(new, self.enc)
         a, b = self.offset(*start), self.offset(*end)
@@ -156,8 +156,25 @@ class RefText:
 
 # ---- start documents ---------------------------------------------------------------------
 
-_TOKENS = ["Ġ", "t", "h", "e", "a", "â", "Ī", "th", "the", "Ġt", "Ġthe", "âĪ", "ĠâĪ", "Ċ", "Ġa",
-           "a\u2028b", "😀"]  # the last two: raw U+2028 and an astral character (not byte-level)
+_TOKENS = [
+    "Ġ",
+    "t",
+    "h",
+    "e",
+    "a",
+    "â",
+    "Ī",
+    "th",
+    "the",
+    "Ġt",
+    "Ġthe",
+    "âĪ",
+    "ĠâĪ",
+    "Ċ",
+    "Ġa",
+    "a\u2028b",
+    "😀",
+]  # the last two: raw U+2028 and an astral character (not byte-level)
 _MERGES = [("Ġ", "t"), ("t", "h"), ("th", "e"), ("Ġ", "the"), ("â", "Ī"), ("Ġ", "âĪ")]
 
 
@@ -173,15 +190,32 @@ def tokenizer_json(ascii_escapes: bool, pairs: bool) -> str:
         "version": "1.0",
         "truncation": None,
         "padding": None,
-        "added_tokens": [{"id": vocab["<|endoftext|>"], "content": "<|endoftext|>", "single_word": False,
-                          "lstrip": False, "rstrip": False, "normalized": False, "special": True}],
+        "added_tokens": [
+            {
+                "id": vocab["<|endoftext|>"],
+                "content": "<|endoftext|>",
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+        ],
         "normalizer": None,
         "pre_tokenizer": byte_level,
         "post_processor": None,
         "decoder": byte_level,
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
-                  "vocab": vocab, "merges": [list(m) for m in _MERGES] if pairs else [" ".join(m) for m in _MERGES]},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "vocab": vocab,
+            "merges": [list(m) for m in _MERGES] if pairs else [" ".join(m) for m in _MERGES],
+        },
     }
     return json.dumps(obj, indent=2, ensure_ascii=ascii_escapes) + "\n"
 
@@ -210,8 +244,16 @@ def tiktoken_text() -> str:
     import base64
 
     rows = [f"{base64.b64encode(t.encode('utf-8')).decode()} {i}" for i, t in enumerate(_TOKENS[:6])]
-    rows += ["IQ==\x0c6", "Ig==\x0b7", "Iw== 8\u2028", "JA==\u0085 9", "\ud800JQ== 10", "Jg== \U0001F600 11",
-             "Jw== 12 \ud800", "not base64 at all \u2028 x"]
+    rows += [
+        "IQ==\x0c6",
+        "Ig==\x0b7",
+        "Iw== 8\u2028",
+        "JA==\u0085 9",
+        "\ud800JQ== 10",
+        "Jg== \U0001f600 11",
+        "Jw== 12 \ud800",
+        "not base64 at all \u2028 x",
+    ]
     return "\n".join(rows) + "\n"
 
 
@@ -220,7 +262,15 @@ def tekken_json() -> str:
     token_str lies, one whose bytes cut a character."""
     import base64
 
-    pieces = [bytes([i]) for i in range(256)] + [b"he", b"ll", b"hello", b" w", "é".encode(), "日本".encode(), b"\xe6\x97"]
+    pieces = [bytes([i]) for i in range(256)] + [
+        b"he",
+        b"ll",
+        b"hello",
+        b" w",
+        "é".encode(),
+        "日本".encode(),
+        b"\xe6\x97",
+    ]
     vocab = []
     for i, b in enumerate(pieces):
         try:
@@ -228,9 +278,22 @@ def tekken_json() -> str:
         except UnicodeDecodeError:
             text = None
         vocab.append({"rank": i, "token_bytes": base64.b64encode(b).decode(), "token_str": "LIE" if i == 258 else text})
-    return json.dumps({"config": {"pattern": r"\p{L}+| ?[^\s\p{L}]+|\s+", "default_vocab_size": len(vocab) + 20,
-                                  "default_num_special_tokens": 20, "version": "v3"}, "vocab": vocab},
-                      indent=1, ensure_ascii=False) + "\n"
+    return (
+        json.dumps(
+            {
+                "config": {
+                    "pattern": r"\p{L}+| ?[^\s\p{L}]+|\s+",
+                    "default_vocab_size": len(vocab) + 20,
+                    "default_num_special_tokens": 20,
+                    "version": "v3",
+                },
+                "vocab": vocab,
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
 
 
 def vocab_txt() -> str:
@@ -259,16 +322,28 @@ def start_docs() -> list[StartDoc]:
     docs = [
         StartDoc("tokenizer.json, \\u escapes, string merges", "tokenizer.json", "json", tokenizer_json(True, False)),
         StartDoc("tokenizer.json, raw UTF-8, pair merges", "tokenizer.json", "json", tokenizer_json(False, True)),
-        StartDoc("vocab.json, one line, \\u escapes", "vocab.json", "json", vocab_json(True),
-                 (("merges.txt", merges_txt()),)),
-        StartDoc("vocab.json, indented, raw UTF-8", "vocab.json", "json", vocab_json(False),
-                 (("merges.txt", merges_txt()),)),
+        StartDoc(
+            "vocab.json, one line, \\u escapes", "vocab.json", "json", vocab_json(True), (("merges.txt", merges_txt()),)
+        ),
+        StartDoc(
+            "vocab.json, indented, raw UTF-8", "vocab.json", "json", vocab_json(False), (("merges.txt", merges_txt()),)
+        ),
         StartDoc("merges.txt", "merges.txt", "bpe-merges", merges_txt(), (("vocab.json", vocab_json(False)),)),
-        StartDoc("merges.txt without #version", "merges.txt", "bpe-merges", merges_txt_headerless(),
-                 (("vocab.json", vocab_json(False)),)),
+        StartDoc(
+            "merges.txt without #version",
+            "merges.txt",
+            "bpe-merges",
+            merges_txt_headerless(),
+            (("vocab.json", vocab_json(False)),),
+        ),
         StartDoc("merges.txt alone", "merges.txt", "bpe-merges", merges_txt()),
-        StartDoc("vocab.json beside a merges.txt without #version", "vocab.json", "json", vocab_json(False),
-                 (("merges.txt", merges_txt_headerless()),)),
+        StartDoc(
+            "vocab.json beside a merges.txt without #version",
+            "vocab.json",
+            "json",
+            vocab_json(False),
+            (("merges.txt", merges_txt_headerless()),),
+        ),
         StartDoc("ranks.tiktoken: surrogates, form feed, U+2028", "ranks.tiktoken", "tiktoken", tiktoken_text()),
     ]
     # the text table formats (core/formats/table_doc.py): a tekken file, a WordPiece vocab.txt
@@ -279,8 +354,14 @@ def start_docs() -> list[StartDoc]:
         docs.append(StartDoc("examples/tokenizer.json", "tokenizer.json", "json", ex_tok))
     ex_vocab, ex_merges = _example("gpt2-style/vocab.json"), _example("gpt2-style/merges.txt")
     if ex_vocab is not None and ex_merges is not None:
-        docs.append(StartDoc("examples/gpt2-style/vocab.json", "vocab.json", "json", ex_vocab, (("merges.txt", ex_merges),)))
-        docs.append(StartDoc("examples/gpt2-style/merges.txt", "merges.txt", "bpe-merges", ex_merges, (("vocab.json", ex_vocab),)))
+        docs.append(
+            StartDoc("examples/gpt2-style/vocab.json", "vocab.json", "json", ex_vocab, (("merges.txt", ex_merges),))
+        )
+        docs.append(
+            StartDoc(
+                "examples/gpt2-style/merges.txt", "merges.txt", "bpe-merges", ex_merges, (("vocab.json", ex_vocab),)
+            )
+        )
     ex_tt = _example("tiny.tiktoken")
     if ex_tt is not None:
         docs.append(StartDoc("examples/tiny.tiktoken", "tiny.tiktoken", "tiktoken", ex_tt))
@@ -314,8 +395,9 @@ class Session:
     """One server and its client, reused by every example (a fresh document URI each);
     not a dataclass, so that Hypothesis prints it short."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, client: LanguageClient, enc: str, pull: bool,
-                 folder: Path) -> None:
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, client: LanguageClient, enc: str, pull: bool, folder: Path
+    ) -> None:
         self.loop, self.client, self.enc, self.pull, self.folder = loop, client, enc, pull, folder
         # push clients: textDocument/diagnostic still answers once the document has settled
         # (the server routes it whatever it advertised); False once it refused
@@ -351,9 +433,12 @@ def _start_session(enc: str, pull: bool, folder: Path) -> Session:
 
     async def start():
         await client.start_io(sys.executable, "-m", "tokenizer_lsp")
-        return await client.initialize_session(types.InitializeParams(
-            capabilities=capabilities(ENCODINGS[enc], pull),
-            initialization_options={"diagnostics": {"debounceMs": 0, "maxPerFile": 0}}))
+        return await client.initialize_session(
+            types.InitializeParams(
+                capabilities=capabilities(ENCODINGS[enc], pull),
+                initialization_options={"diagnostics": {"debounceMs": 0, "maxPerFile": 0}},
+            )
+        )
 
     result = loop.run_until_complete(asyncio.wait_for(start(), 60))
     chosen = result.capabilities.position_encoding
@@ -397,10 +482,35 @@ utf32_pull = _session_fixture("utf-32", pull=True)
 # ---- edits -------------------------------------------------------------------------------
 
 # pieces of inserted text; the first ones are what shrinking goes to
-PIECES = ["a", "\n", "\r\n", "\r", "Ġ", "😀", "\u2028", '"', ",", " ", "é", "âĪ", "{", "}", "[", "]", ":",
-          "0", "\\", "\\u0120", '"x": 1,',
-          # a lone surrogate, a form feed, NEL and a vertical tab: line breaks to some readers only
-          "\ud800", "\x0c", "\x85", "\x0b", "IQ== 5"]
+PIECES = [
+    "a",
+    "\n",
+    "\r\n",
+    "\r",
+    "Ġ",
+    "😀",
+    "\u2028",
+    '"',
+    ",",
+    " ",
+    "é",
+    "âĪ",
+    "{",
+    "}",
+    "[",
+    "]",
+    ":",
+    "0",
+    "\\",
+    "\\u0120",
+    '"x": 1,',
+    # a lone surrogate, a form feed, NEL and a vertical tab: line breaks to some readers only
+    "\ud800",
+    "\x0c",
+    "\x85",
+    "\x0b",
+    "IQ== 5",
+]
 # pieces that keep a JSON string literal a string literal (the typing fast path takes those)
 SAFE_PIECES = ["a", "Ġ", "😀", "\u2028", "é", "âĪ", "x", " ", "\ud800"]
 _LITERAL = re.compile(r'"(?:[^"\\\r\n]|\\.)*"')  # a JSON string literal on one line
@@ -419,7 +529,8 @@ class Sent:
         if self.start is None or self.end is None:
             return types.TextDocumentContentChangeWholeDocument(text=self.text)
         return types.TextDocumentContentChangePartial(
-            range=types.Range(types.Position(*self.start), types.Position(*self.end)), text=self.text)
+            range=types.Range(types.Position(*self.start), types.Position(*self.end)), text=self.text
+        )
 
     def __repr__(self) -> str:
         if self.start is None:
@@ -442,8 +553,9 @@ def draw_position(data, ref: RefText, past: bool = True) -> tuple[int, int]:
 
 def draw_end(data, ref: RefText, start: tuple[int, int]) -> tuple[int, int]:
     n = ref.line_count
-    how = data.draw(st.sampled_from(["insert", "same line", "later line", "past line end", "past document end"]),
-                    label="end")
+    how = data.draw(
+        st.sampled_from(["insert", "same line", "later line", "past line end", "past document end"]), label="end"
+    )
     if how == "insert" or start[0] >= n:
         end = start
     elif how == "same line":
@@ -523,8 +635,15 @@ def outside(what: str, why: str) -> type:
     what went wrong, and Hypothesis (which tells failures apart by exception type and
     place) keeps one shrunk example per kind in its database."""
     answer = what.split(" ")[0].replace("publishDiagnostics", "published").replace("inlay", "hint")
-    fault = ("line" if "does not exist" in why else "character" if "past the end" in why
-             else "inside_char" if "inside the character" in why else "other")
+    fault = (
+        "line"
+        if "does not exist" in why
+        else "character"
+        if "past the end" in why
+        else "inside_char"
+        if "inside the character" in why
+        else "other"
+    )
     name = f"Outside_{answer}_{fault}" if not why.startswith("misplaced") else f"Misplaced_{answer}"
     if name not in _KINDS:
         _KINDS[name] = type(name, (PositionOutside,), {})
@@ -560,19 +679,25 @@ class Example:
     def fail(self, what: str, why: str) -> None:
         lines = "\n  ".join(self.log)
         raise outside(what, why)(
-            f"{what}: {why}\n  {lines}\ncurrent text (version {self.version}): {_show_text(self.ref.text)}")
+            f"{what}: {why}\n  {lines}\ncurrent text (version {self.version}): {_show_text(self.ref.text)}"
+        )
 
     async def request(self, what: str, coro):
         try:
             return await coro
         except JsonRpcException as e:
             lines = "\n  ".join(self.log + [what])
-            raise RequestFailed(f"{what} failed: {str(e)[:300]}\n  {lines}\n"
-                                f"current text (version {self.version}): {_show_text(self.ref.text)}") from None
+            raise RequestFailed(
+                f"{what} failed: {str(e)[:300]}\n  {lines}\n"
+                f"current text (version {self.version}): {_show_text(self.ref.text)}"
+            ) from None
 
     async def open(self) -> None:
-        self.client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-            uri=self.uri, language_id=self.language, version=1, text=self.ref.text)))
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=self.uri, language_id=self.language, version=1, text=self.ref.text)
+            )
+        )
         await self.settle()
         if self.data is not None and not self.sess.hints_checked:
             # every start document has tokens that get hints: a server that sends none
@@ -580,15 +705,19 @@ class Example:
             last = self.ref.line_count - 1
             rng = types.Range(types.Position(0, 0), types.Position(last, self.ref.line_units(last)))
             found = await self.client.text_document_inlay_hint_async(
-                types.InlayHintParams(types.TextDocumentIdentifier(self.uri), rng))
+                types.InlayHintParams(types.TextDocumentIdentifier(self.uri), rng)
+            )
             assert found, f"no inlay hints at all on the unedited {self.log[0]}"
             self.sess.hints_checked = True
 
     def change(self, sents: list[Sent], intermediate: list[RefText]) -> None:
         self.version += 1
         self.texts[self.version] = intermediate[-1]
-        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version), [s.lsp() for s in sents]))
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version), [s.lsp() for s in sents]
+            )
+        )
         self.log.append(f"v{self.version}: didChange {sents!r}")
         if self.data is not None:  # inside a Hypothesis example
             note(f"v{self.version}: {sents!r} -> {_show_text(intermediate[-1].text, 400)}")
@@ -608,8 +737,10 @@ class Example:
             for d in diags:
                 why = ref.range_problem(d.range)
                 if why:
-                    self.fail(f"publishDiagnostics v{version} {d.code} {_rng(d.range)} ({d.message[:80]!r})",
-                              why + (f"\n  text of v{version}: {_show_text(ref.text)}" if version != self.version else ""))
+                    self.fail(
+                        f"publishDiagnostics v{version} {d.code} {_rng(d.range)} ({d.message[:80]!r})",
+                        why + (f"\n  text of v{version}: {_show_text(ref.text)}" if version != self.version else ""),
+                    )
 
     async def settle(self) -> None:
         """Wait until the server has handled every change, then check what it published
@@ -623,11 +754,14 @@ class Example:
         if self.sess.pull or self.sess.barrier:
             try:
                 report = await self.client.text_document_diagnostic_async(
-                    types.DocumentDiagnosticParams(types.TextDocumentIdentifier(self.uri)))
+                    types.DocumentDiagnosticParams(types.TextDocumentIdentifier(self.uri))
+                )
             except JsonRpcException as e:
                 if self.sess.pull:
                     self.log.append("textDocument/diagnostic")
-                    raise RequestFailed(f"textDocument/diagnostic failed: {str(e)[:300]}\n  " + "\n  ".join(self.log)) from None
+                    raise RequestFailed(
+                        f"textDocument/diagnostic failed: {str(e)[:300]}\n  " + "\n  ".join(self.log)
+                    ) from None
                 self.sess.barrier = False
         if not self.sess.pull and not self.sess.barrier:
             await self.wait_for_publish(self.version)
@@ -643,15 +777,22 @@ class Example:
     async def wait_for_publish(self, version: int, timeout: float = 10.0) -> None:
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
-        while not any(u == self.uri and v == version for u, v, _ in self.sess.published[self.checked:]):
+        while not any(u == self.uri and v == version for u, v, _ in self.sess.published[self.checked :]):
             if loop.time() > end:
                 raise AssertionError(f"no publishDiagnostics for version {version} of {self.uri} in {timeout} s")
             await asyncio.sleep(0.01)
 
     async def hints(self, start: tuple[int, int], end: tuple[int, int]) -> None:
         rng = types.Range(types.Position(*start), types.Position(*end))
-        hints = await self.request(f"inlayHint request {_rng(rng)}", self.client.text_document_inlay_hint_async(
-            types.InlayHintParams(types.TextDocumentIdentifier(self.uri), rng))) or []
+        hints = (
+            await self.request(
+                f"inlayHint request {_rng(rng)}",
+                self.client.text_document_inlay_hint_async(
+                    types.InlayHintParams(types.TextDocumentIdentifier(self.uri), rng)
+                ),
+            )
+            or []
+        )
         for h in hints:
             why = self.ref.problem(h.position.line, h.position.character)
             if why is None and self.language == "json":
@@ -670,12 +811,18 @@ class Example:
         before, after = ref.text[at - 1 : at], ref.text[at : at + 1]
         if before == '"' or after == " ":
             return None
-        return (f"misplaced: not after a closing quote nor before a merge's space: "
-                f"line {line} is {ref.lines[line]!r}, the hint sits between {before!r} and {after!r}")
+        return (
+            f"misplaced: not after a closing quote nor before a merge's space: "
+            f"line {line} is {ref.lines[line]!r}, the hint sits between {before!r} and {after!r}"
+        )
 
     async def hover(self, at: tuple[int, int]) -> None:
-        h = await self.request(f"hover at {list(at)}", self.client.text_document_hover_async(
-            types.HoverParams(types.TextDocumentIdentifier(self.uri), types.Position(*at))))
+        h = await self.request(
+            f"hover at {list(at)}",
+            self.client.text_document_hover_async(
+                types.HoverParams(types.TextDocumentIdentifier(self.uri), types.Position(*at))
+            ),
+        )
         if h is not None and h.range is not None:
             why = self.ref.range_problem(h.range)
             if why:
@@ -734,10 +881,13 @@ async def run_example(sess: Session, data) -> None:
         await ex.close()
 
 
-_SETTINGS = dict(deadline=None, report_multiple_bugs=False,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-                 # no "explain" phase: it re-runs every failing example many times over
-                 phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])
+_SETTINGS = dict(
+    deadline=None,
+    report_multiple_bugs=False,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    # no "explain" phase: it re-runs every failing example many times over
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+)
 
 
 # UTF-16 (what every client speaks) gets most examples; UTF-8 and UTF-32 run the same code
@@ -784,23 +934,53 @@ REPRODUCTIONS = [
     # an edit from past a line's end over a line break, while the JSON is broken (the same
     # edit breaks it here): positions carried through it keep the raw start column.
     # Line 0 becomes '{x"Ġ": 0,': the hint for "Ġ" belongs at (0, 5), not (0, 1004)
-    ("join-from-past-line-end/hint", "utf16_push", "vocab.json", vocab_json(False),
-     [[((0, 1000), (1, 2), "x")]], [("hints", (0, 0), (20, 0))]),
+    (
+        "join-from-past-line-end/hint",
+        "utf16_push",
+        "vocab.json",
+        vocab_json(False),
+        [[((0, 1000), (1, 2), "x")]],
+        [("hints", (0, 0), (20, 0))],
+    ),
     # the same with the largest start column: the hint's column exceeds 2**31 - 1 and the
     # whole inlayHint request fails (lsprotocol refuses to build the Position)
-    ("join-from-past-line-end/hint-overflows-uinteger", "utf16_push", "vocab.json", vocab_json(False),
-     [[((0, MAX_CHAR), (1, 2), "x")]], [("hints", (0, 0), (20, 0))]),
+    (
+        "join-from-past-line-end/hint-overflows-uinteger",
+        "utf16_push",
+        "vocab.json",
+        vocab_json(False),
+        [[((0, MAX_CHAR), (1, 2), "x")]],
+        [("hints", (0, 0), (20, 0))],
+    ),
     # a hover at (0, 12), i.e. the end of '{x"Ġ": 0,' (LSP clamps it): no hover or the
     # range (0, 2)-(0, 5) of "Ġ", not (0, 10)-(0, 13)
-    ("join-from-past-line-end/hover", "utf16_push", "vocab.json", vocab_json(False),
-     [[((0, 9), (1, 2), "x")]], [("hover", (0, 12))]),
+    (
+        "join-from-past-line-end/hover",
+        "utf16_push",
+        "vocab.json",
+        vocab_json(False),
+        [[((0, 9), (1, 2), "x")]],
+        [("hover", (0, 12))],
+    ),
     # a lone CR inserted before an LF makes one CRLF, not a new line break (the JSON breaks
     # too): the hints are moved one line down, "Ī"'s to '  "th": 7,' (right: (7, 5))
-    ("cr-joins-lf/hint", "utf16_push", "vocab.json", vocab_json(False),
-     [[((0, 0), (0, 1), "\r")]], [("hints", (0, 0), (20, 0))]),
+    (
+        "cr-joins-lf/hint",
+        "utf16_push",
+        "vocab.json",
+        vocab_json(False),
+        [[((0, 0), (0, 1), "\r")]],
+        [("hints", (0, 0), (20, 0))],
+    ),
     # an LF inserted after a lone CR, likewise: "Ġ"'s hint at (2, 7) instead of (1, 7)
-    ("lf-joins-cr/hint", "utf8_push", "vocab.json", vocab_json(False).replace("\n", "\r"),
-     [[((1, 0), (1, 0), "\nx")]], [("hints", (0, 0), (20, 0))]),
+    (
+        "lf-joins-cr/hint",
+        "utf8_push",
+        "vocab.json",
+        vocab_json(False).replace("\n", "\r"),
+        [[((1, 0), (1, 0), "\nx")]],
+        [("hints", (0, 0), (20, 0))],
+    ),
     # json-syntax on the CR of a CRLF (a string cut by the line break): its range covers
     # the CR, so it ends between CR and LF, reported as (1, 5) on a line of 4 (right: (1, 4))
     ("json-syntax-at-crlf/push", "utf16_push", "vocab.json", '{\r\n  "\u0120\r\n}\r\n', [], []),
@@ -812,8 +992,14 @@ REPRODUCTIONS = [
     ("summary-inside-utf8-sequence", "utf8_push", "ranks.tiktoken", tiktoken_fragments("é"), [], []),
     # a lone surrogate (one UTF-16 unit to the client, 3 bytes to the server) made every
     # column after it on its line 2 units too far: merges-header [0, 0]-[0, 6] on a line of 4
-    ("lone-surrogate/merges-header", "utf16_push", "merges.txt", merges_txt_headerless(),
-     [[((0, 0), (0, 0), "\ud800")]], []),
+    (
+        "lone-surrogate/merges-header",
+        "utf16_push",
+        "merges.txt",
+        merges_txt_headerless(),
+        [[((0, 0), (0, 0), "\ud800")]],
+        [],
+    ),
 ]
 
 

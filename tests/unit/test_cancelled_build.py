@@ -85,7 +85,7 @@ def test_coalesced_edits_make_the_same_text_with_one_edit_per_place():
                     end = at + sum(map(len, typed))
                     gone = typed.pop()
                     edits.append((end - len(gone), end, b""))
-                    text = text[:end - len(gone)] + text[end:]
+                    text = text[: end - len(gone)] + text[end:]
                 else:
                     ch = rng.choice([b"q", "é".encode(), "我".encode()])
                     end = at + sum(map(len, typed))
@@ -95,7 +95,7 @@ def test_coalesced_edits_make_the_same_text_with_one_edit_per_place():
         out = coalesced(edits, base)
         assert _apply(base, out) == text
         assert len(out) <= len(places)
-        for s, e, n in out:  # never cut inside a UTF-8 character
+        for _s, _e, n in out:  # never cut inside a UTF-8 character
             n.decode("utf-8")
 
 

@@ -12,19 +12,24 @@ jinja2's side is always transformers' own renderer (tests/chat_fixtures.render_t
 from __future__ import annotations
 
 import pytest
-
-from tests.chat_fixtures import TEMPLATE_PATHS, chats, render_hfjs, render_transformers
 from tokenizer_lsp.core.chat import portability_tables as T
 from tokenizer_lsp.core.chat.portability import portability_issues
 
-CHAT = {"messages": [{"role": "user", "content": "hi"}], "add_generation_prompt": True,
-        "bos_token": "<s>", "eos_token": "</s>"}
+from tests.chat_fixtures import TEMPLATE_PATHS, chats, render_hfjs, render_transformers
+
+CHAT = {
+    "messages": [{"role": "user", "content": "hi"}],
+    "add_generation_prompt": True,
+    "bos_token": "<s>",
+    "eos_token": "</s>",
+}
 
 
 def issues_for(source, engine, chat_list=None):
     chat_list = chat_list if chat_list is not None else [CHAT]
-    return [i for i in portability_issues(source, chat_list, lambda c: render_transformers(source, c))
-            if i.engine == engine]
+    return [
+        i for i in portability_issues(source, chat_list, lambda c: render_transformers(source, c)) if i.engine == engine
+    ]
 
 
 # (template, the characters the finding must sit on, the portable replacement or None)
@@ -39,8 +44,11 @@ HFJS_REJECTED = [
     ("{{ 'x{}'.format(1) }}", "format(1)", None),
     ("{{ ', '.join(['a', 'b']) }}", "', '.join(['a', 'b'])", "['a', 'b']|join(', ')"),
     ("{{ dict(a=1, b='x')|tojson }}", "dict(a=1, b='x')", "{'a': 1, 'b': 'x'}"),
-    ("{% for m in messages %}{{ loop.cycle('a', 'b') }}{% endfor %}", "loop.cycle('a', 'b')",
-     "['a', 'b'][loop.index0 % 2]"),
+    (
+        "{% for m in messages %}{{ loop.cycle('a', 'b') }}{% endfor %}",
+        "loop.cycle('a', 'b')",
+        "['a', 'b'][loop.index0 % 2]",
+    ),
     ("{% raw %}{{ x }}{% endraw %}", "{% raw %}", None),
     ("{%+ if true %}a{% endif %}", "{%+", None),
     ("{% with a = 1 %}{{ a }}{% endwith %}", None, None),
@@ -52,13 +60,13 @@ def test_hfjs_rejects_what_the_table_says_and_the_portable_spelling_renders(sour
     found = issues_for(source, T.HFJS)
     assert found, "no huggingface.js finding"
     if chars is not None:
-        assert chars in [source[i.start:i.end] for i in found]
+        assert chars in [source[i.start : i.end] for i in found]
     node = render_hfjs([(source, [CHAT])])[0]
     assert "error" in node or "error" in node["renders"][0], f"huggingface.js accepts it: {node}"
     if portable is not None:
-        issue = next(i for i in found if source[i.start:i.end] == chars)
+        issue = next(i for i in found if source[i.start : i.end] == chars)
         assert issue.portable == portable
-        fixed = source[:issue.start] + portable + source[issue.end:]
+        fixed = source[: issue.start] + portable + source[issue.end :]
         assert not [i for i in issues_for(fixed, T.HFJS) if i.construct == issue.construct]
         expected = render_transformers(source, CHAT)
         assert render_transformers(fixed, CHAT) == expected
@@ -69,7 +77,7 @@ def test_hfjs_strip_with_characters_renders_differently():
     source = "{{ messages[0].content.lstrip('\\n') }}|"
     chat = {**CHAT, "messages": [{"role": "user", "content": "\n  indented"}]}
     found = issues_for(source, T.HFJS, [chat])
-    assert [source[i.start:i.end] for i in found] == ["lstrip('\\n')"]
+    assert [source[i.start : i.end] for i in found] == ["lstrip('\\n')"]
     assert render_hfjs([(source, [chat])])[0]["renders"][0]["text"] != render_transformers(source, chat)
 
 
@@ -83,8 +91,11 @@ LLAMA_REJECTED = [
     ("{{ 'a b'.find('b') }}", "find('b')", None),
     ("{{ '\\u2581x' }}", "'\\u2581x'", "'▁x'"),
     ("{{ ', '.join(['a', 'b']) }}", "', '.join(['a', 'b'])", "['a', 'b']|join(', ')"),
-    ("{% for m in messages %}{{ loop.cycle('a', 'b') }}{% endfor %}", "loop.cycle('a', 'b')",
-     "['a', 'b'][loop.index0 % 2]"),
+    (
+        "{% for m in messages %}{{ loop.cycle('a', 'b') }}{% endfor %}",
+        "loop.cycle('a', 'b')",
+        "['a', 'b'][loop.index0 % 2]",
+    ),
     ("{{ messages|selectattr('role', 'defined')|list|length }}", "selectattr('role', 'defined')", None),
     ("{{ 1 < 2 < 3 }}", "1 < 2 < 3", None),
 ]
@@ -93,11 +104,11 @@ LLAMA_REJECTED = [
 @pytest.mark.parametrize("source,chars,portable", LLAMA_REJECTED)
 def test_llama_finding_on_the_exact_characters_and_portable_renders_the_same(source, chars, portable):
     found = issues_for(source, T.LLAMA)
-    assert chars in [source[i.start:i.end] for i in found]
+    assert chars in [source[i.start : i.end] for i in found]
     if portable is not None:
-        issue = next(i for i in found if source[i.start:i.end] == chars)
+        issue = next(i for i in found if source[i.start : i.end] == chars)
         assert issue.portable == portable
-        fixed = source[:issue.start] + portable + source[issue.end:]
+        fixed = source[: issue.start] + portable + source[issue.end :]
         assert not [i for i in issues_for(fixed, T.LLAMA) if i.construct == issue.construct]
         assert render_transformers(fixed, CHAT) == render_transformers(source, CHAT)
 
@@ -105,7 +116,7 @@ def test_llama_finding_on_the_exact_characters_and_portable_renders_the_same(sou
 def test_positions_survive_crlf_and_non_ascii():
     source = "{# é #}\r\n{{ 'ü' }}{{ messages|length|escape }}"
     found = issues_for(source, T.LLAMA)
-    assert [source[i.start:i.end] for i in found] == ["escape"]
+    assert [source[i.start : i.end] for i in found] == ["escape"]
 
 
 def test_minijinja_rejected_construct_at_its_characters():
@@ -115,7 +126,7 @@ def test_minijinja_rejected_construct_at_its_characters():
     with pytest.raises(minijinja.TemplateError):
         minijinja.Environment(pycompat=True).render_str(source, **CHAT)
     found = issues_for(source, T.MINIJINJA)
-    assert [source[i.start:i.end] for i in found] == ["wordcount"]
+    assert [source[i.start : i.end] for i in found] == ["wordcount"]
 
 
 def test_minijinja_trim_blocks_difference_is_named():
@@ -165,7 +176,7 @@ def test_real_templates_no_claim_an_engine_disproves():
                 expected.append(render_transformers(source, chat))
             except Exception:
                 expected.append(None)
-        found = portability_issues(source, chat_list, lambda c: render_transformers(source, c))
+        found = portability_issues(source, chat_list, lambda c: render_transformers(source, c))  # noqa: B023 (used in this iteration)
         mini_same = True
         for chat, want in zip(chat_list, expected):
             if want is None:
@@ -185,5 +196,8 @@ def test_real_templates_no_claim_an_engine_disproves():
 
 def _parse_level(construct: str) -> bool:
     # statements, `{%+`, string escapes and test arguments fail in huggingface.js's parser
-    return (construct.startswith(("`{%", "the `\\")) or construct.endswith("whitespace modifier")
-            or construct.endswith("with an argument"))
+    return (
+        construct.startswith(("`{%", "the `\\"))
+        or construct.endswith("whitespace modifier")
+        or construct.endswith("with an argument")
+    )

@@ -3,21 +3,32 @@
 import json
 
 import pytest
-
-from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.cli import main as cli
+from tokenizer_lsp.core.files import index_file
 
 
 def tokenizer(vocab, merges=(), added=(), pairs=True, byte_level=True):
     return {
         "version": "1.0",
         "added_tokens": [
-            {"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+            {
+                "id": i,
+                "content": c,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
             for c, i in added
         ],
         "normalizer": None,
-        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True} if byte_level else None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True} if byte_level else None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+        if byte_level
+        else None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+        if byte_level
+        else None,
         "model": {"type": "BPE", "vocab": vocab, "merges": [list(m) if pairs else " ".join(m) for m in merges]},
     }
 
@@ -42,7 +53,9 @@ BASE = {"a": 0, "b": 1, "ab": 2, "Ġ": 3, "Ġa": 4}
 
 @pytest.mark.parametrize("pairs", [True, False])
 def test_merge_codes(tmp_path, pairs):
-    text = json.dumps(tokenizer(BASE, [("a", "b"), ("Ġ", "a"), ("a", "zz"), ("b", "a")], pairs=pairs), indent=2, ensure_ascii=False)
+    text = json.dumps(
+        tokenizer(BASE, [("a", "b"), ("Ġ", "a"), ("a", "zz"), ("b", "a")], pairs=pairs), indent=2, ensure_ascii=False
+    )
     path = write(tmp_path, "tokenizer.json", text)
     idx = index_file(str(path))
     got = [(f.code, idx.lines.position(f.start), idx.lines.position(f.end), f.message) for f in idx.findings]
@@ -64,7 +77,10 @@ def test_merge_codes(tmp_path, pairs):
         whole2 = (at('"a zz"'), at('"a zz"', inner=6))
         whole3 = (at('"b a"'), at('"b a"', inner=5))
     assert [(c, s, e) for c, s, e, _ in got] == [
-        ("merge-result-missing", *whole2), ("merge-unknown-token", *zz), ("merge-result-missing", *whole3)]
+        ("merge-result-missing", *whole2),
+        ("merge-unknown-token", *zz),
+        ("merge-result-missing", *whole3),
+    ]
     assert "`zz` is not in the vocabulary" in got[1][3] and "merge 2 (`a` + `zz`)" in got[1][3]
     assert "merge 2 (`a` + `zz`) produces `azz`" in got[0][3] and "merge 3 (`b` + `a`) produces `ba`" in got[2][3]
 
@@ -79,7 +95,9 @@ def test_merge_malformed(tmp_path):
 
 def test_not_byte_level_and_added_exception(tmp_path):
     vocab = {**BASE, "hello world": 5, "<|end|>": 6, "<｜begin▁of▁sentence｜>": 7}
-    text = json.dumps(tokenizer(vocab, added=[("<|end|>", 6), ("<｜begin▁of▁sentence｜>", 7)]), indent=2, ensure_ascii=False)
+    text = json.dumps(
+        tokenizer(vocab, added=[("<|end|>", 6), ("<｜begin▁of▁sentence｜>", 7)]), indent=2, ensure_ascii=False
+    )
     path = write(tmp_path, "tokenizer.json", text)
     got = findings(path)
     assert [(c, l) for c, l, _ in got] == [("not-byte-level", line_of(text, '"hello world"'))]
@@ -125,10 +143,10 @@ def test_json_syntax_position(tmp_path):
 
 def test_utf8_fragment_message(tmp_path):
     path = write(tmp_path, "vocab.json", json.dumps({"âĪ": 0, "a": 1}))
-    (code, line, msg), = findings(path)
+    ((code, line, msg),) = findings(path)
     assert code == "utf8-fragment" and "E2 88" in msg and "first 2 of 3 bytes" in msg and line == 0
     path = write(tmp_path, "vocab.json", json.dumps({"a": 0, "âĪ": 1}, indent=2))
-    (code, line, msg), = findings(path)
+    ((code, line, msg),) = findings(path)
     assert (code, line) == ("utf8-fragment", 2)
     # the range is the key literal, quotes included, wherever the entry sits (escaped too)
     for text, start in (('{"a": 0, "\\u00e2\\u012a": 1}', 9), ('{\n  "a": 0,\n  "âĪ": 1\n}', 2)):
@@ -137,7 +155,11 @@ def test_utf8_fragment_message(tmp_path):
         (f,) = idx.findings
         line = text[: text.index('"\\u00e2' if "\\u" in text else '"âĪ"')].count("\n")
         end = start + (len('"\\u00e2\\u012a"') if "\\u" in text else len('"âĪ"'))
-        assert (f.code, idx.lines.position(f.start), idx.lines.position(f.end)) == ("utf8-fragment", (line, start), (line, end))
+        assert (f.code, idx.lines.position(f.start), idx.lines.position(f.end)) == (
+            "utf8-fragment",
+            (line, start),
+            (line, end),
+        )
         assert f.message == "`âĪ` = bytes E2 88: first 2 of 3 bytes of a UTF-8 sequence"
 
 
@@ -183,8 +205,11 @@ def test_cli_check_text_json_and_exit_codes(tmp_path, capsys):
     assert cli(["check", str(path)]) == 0 and capsys.readouterr().out == "All checks passed (1 file)\n"
     path = write(tmp_path, "vocab.json", '{"a": 0, "a b": 1}')  # a raw space is not in the byte alphabet
     assert cli(["check", str(path)]) == 1
-    assert capsys.readouterr().out == (f"{path}:1:10: error not-byte-level " + index_file(str(path)).findings[0].message
-                                       + "\nFound 1 error in 1 file\n")
+    assert capsys.readouterr().out == (
+        f"{path}:1:10: error not-byte-level "
+        + index_file(str(path)).findings[0].message
+        + "\nFound 1 error in 1 file\n"
+    )
 
 
 def test_cli_check_error_exit(tmp_path, capsys):
@@ -192,12 +217,18 @@ def test_cli_check_error_exit(tmp_path, capsys):
     path = write(tmp_path, "tokenizer.json", text)
     assert cli(["check", str(path)]) == 1
     line = next(l for l in capsys.readouterr().out.splitlines() if "merge-unknown-token" in l)
-    assert line.startswith(f"{path}:{line_of(text, chr(34) + 'zz' + chr(34)) + 1}:") and " error merge-unknown-token " in line
+    assert (
+        line.startswith(f"{path}:{line_of(text, chr(34) + 'zz' + chr(34)) + 1}:")
+        and " error merge-unknown-token " in line
+    )
     assert cli(["check", "--format", "json", str(path)]) == 1
     rows = json.loads(capsys.readouterr().out)
     assert {r["code"] for r in rows} == {"merge-unknown-token", "merge-result-missing"}
     assert rows[0]["severity"] == "error" and set(rows[0]["range"]) == {"start", "end"}
-    assert cli(["check", "--severity", "merge-unknown-token=off", "--severity", "merge-result-missing=warning", str(path)]) == 0
+    assert (
+        cli(["check", "--severity", "merge-unknown-token=off", "--severity", "merge-result-missing=warning", str(path)])
+        == 0
+    )
 
 
 def test_cli_not_a_tokenizer_and_unreadable(tmp_path, capsys):
@@ -210,7 +241,6 @@ def test_cli_not_a_tokenizer_and_unreadable(tmp_path, capsys):
 
 def test_forked_merge_check_matches_in_process(tmp_path, monkeypatch):
     import tokenizer_lsp.core.formats.json_checks as json_checks
-    import tokenizer_lsp.core.formats.json_doc as json_doc
 
     merges = [("a", "b"), ("Ġ", "a"), ("a", "zz"), ("b", "a"), ("q", "b"), ("a", "b")] * 5
     text = json.dumps(tokenizer(BASE, merges), indent=2)
@@ -227,18 +257,39 @@ def test_forked_merge_check_matches_in_process(tmp_path, monkeypatch):
 
 def test_unigram_and_wordlevel_models(tmp_path, capsys):
     unigram = {
-        "added_tokens": [{"id": 0, "content": "<unk>", "single_word": False, "lstrip": False, "rstrip": False,
-                          "normalized": False, "special": True}],
-        "decoder": {"type": "Sequence", "decoders": [
-            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"}]},
-        "model": {"type": "Unigram", "unk_id": 0, "byte_fallback": True,
-                  "vocab": [["<unk>", 0.0], ["▁the", -1.5], ["<0xE2>", -5.0], ["<0x41>", -5.0], ["😀", -7.0]]},
+        "added_tokens": [
+            {
+                "id": 0,
+                "content": "<unk>",
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+        ],
+        "decoder": {
+            "type": "Sequence",
+            "decoders": [
+                {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+                {"type": "ByteFallback"},
+                {"type": "Fuse"},
+            ],
+        },
+        "model": {
+            "type": "Unigram",
+            "unk_id": 0,
+            "byte_fallback": True,
+            "vocab": [["<unk>", 0.0], ["▁the", -1.5], ["<0xE2>", -5.0], ["<0x41>", -5.0], ["😀", -7.0]],
+        },
     }
     text = json.dumps(unigram, indent=2, ensure_ascii=False)
     path = write(tmp_path, "tokenizer.json", text)
     idx = index_file(str(path))
     assert idx.vocab.scheme.value == "sentencepiece" and idx.vocab.tokens["<0xE2>"] == 2
-    assert [(f.code, idx.lines.position(f.start)[0]) for f in idx.findings] == [("utf8-fragment", line_of(text, '"<0xE2>"'))]
+    assert [(f.code, idx.lines.position(f.start)[0]) for f in idx.findings] == [
+        ("utf8-fragment", line_of(text, '"<0xE2>"'))
+    ]
     idx.prepare_lookups()
     off = idx.data.index("▁the".encode())
     ref = idx.token_at(off)
@@ -246,12 +297,22 @@ def test_unigram_and_wordlevel_models(tmp_path, capsys):
     assert cli(["decode", "--format", "jsonl", str(path)]) == 0
     rows = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
     assert [r["id"] for r in rows] == [0, 1, 2, 3, 4]
-    assert rows[1]["text"] == " the" and rows[2] == {"id": 2, "token": "<0xE2>", "bytes": "e2", "text": None,
-                                                    "utf8": "incomplete", "kind": "byte-fallback"}
+    assert rows[1]["text"] == " the" and rows[2] == {
+        "id": 2,
+        "token": "<0xE2>",
+        "bytes": "e2",
+        "text": None,
+        "utf8": "incomplete",
+        "kind": "byte-fallback",
+    }
     assert rows[4]["bytes"] == "f09f9880" and rows[0]["kind"] == "special"
 
     wordlevel = {"model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "hello": 1, "world": 3}, "unk_token": "[UNK]"}}
-    path = write(tmp_path, "wl/tokenizer.json", json.dumps(wordlevel, indent=2)) if (tmp_path / "wl").mkdir() is None else None
+    path = (
+        write(tmp_path, "wl/tokenizer.json", json.dumps(wordlevel, indent=2))
+        if (tmp_path / "wl").mkdir() is None
+        else None
+    )
     got = findings(path)
     assert [(c, l) for c, l, _ in got] == [("id-gap", 6)]  # on the entry after the gap
     assert "id 2" in got[0][2]
@@ -284,12 +345,14 @@ def test_console_entry_point_and_closed_pipe():
     from tests.conftest import ROOT
 
     example = str(ROOT / "examples" / "tokenizer.json")
-    done = subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", "--show-hints", example],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", "check", "--show-hints", example], capture_output=True, text=True
+    )
     assert done.returncode == 0 and done.stdout.count("utf8-fragment") == 158
     # `decode | head`: the reader goes away; we stop quietly with status 0
-    proc = subprocess.Popen([sys.executable, "-m", "tokenizer_lsp", "decode", example],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tokenizer_lsp", "decode", example], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     first = proc.stdout.readline()
     proc.stdout.close()
     assert proc.wait(timeout=30) == 0 and b"byte-level" in first
@@ -312,7 +375,10 @@ def test_malformed_merges_at_their_own_element(tmp_path):
     text = json.dumps(obj, indent=2)
     idx = index_file(str(write(tmp_path, "tokenizer.json", text)))
     got = [(f.code, idx.lines.position(f.start)[0], f.message) for f in idx.findings]
-    assert [(c, l) for c, l, _ in got] == [("schema", line_of(text, " 7,")), ("merge-malformed", text.split("\n").index('      "ab"'))]
+    assert [(c, l) for c, l, _ in got] == [
+        ("schema", line_of(text, " 7,")),
+        ("merge-malformed", text.split("\n").index('      "ab"')),
+    ]
     assert "is not a string" in got[0][2] and "no space" in got[1][2]
 
 
@@ -332,14 +398,19 @@ def test_tiktoken_duplicates_follow_tiktoken(tmp_path):
     got = [(f.code, idx.lines.position(f.start)) for f in idx.findings]
     # tab and double space are what tiktoken's split() accepts; the repeated token keeps rank 3
     assert ("duplicate-token", (3, 0)) in got and not any(c == "tiktoken-malformed" for c, _ in got)
-    assert idx.vocab.tokens["IQ=="] == 3 and "last" in next(f.message for f in idx.findings if f.code == "duplicate-token")
+    assert idx.vocab.tokens["IQ=="] == 3 and "last" in next(
+        f.message for f in idx.findings if f.code == "duplicate-token"
+    )
     idx.prepare_lookups()
     assert idx.token_at(idx.lines.offset(3, 1, "utf-16")).token == "IQ=="  # the repeated line still has its token
 
 
 def test_unigram_duplicate_piece_is_a_duplicate_token(tmp_path):
-    obj = {"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["▁a", -1.0], ["b", -2.0], ["▁a", -3.0]]},
-           "decoder": {"type": "Metaspace", "replacement": "▁"}, "added_tokens": []}
+    obj = {
+        "model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["▁a", -1.0], ["b", -2.0], ["▁a", -3.0]]},
+        "decoder": {"type": "Metaspace", "replacement": "▁"},
+        "added_tokens": [],
+    }
     text = json.dumps(obj, indent=2, ensure_ascii=False)
     path = write(tmp_path, "tokenizer.json", text)
     got = [(c, l) for c, l, _ in findings(path)]
@@ -358,13 +429,21 @@ def test_added_token_duplicates(tmp_path):
 
 
 def test_wordpiece_continuation_pieces(tmp_path):
-    from tokenizer_lsp.lsp.render.hover import hover_markdown
-    from tokenizer_lsp.lsp.render.hints import hints_in
     from tokenizer_lsp.core.pieces import piece_at
+    from tokenizer_lsp.lsp.render.hints import hints_in
+    from tokenizer_lsp.lsp.render.hover import hover_markdown
 
-    obj = {"model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
-                     "max_input_chars_per_word": 100, "vocab": {"[UNK]": 0, "play": 1, "##ing": 2, "##": 3}},
-           "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True}, "added_tokens": []}
+    obj = {
+        "model": {
+            "type": "WordPiece",
+            "unk_token": "[UNK]",
+            "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 100,
+            "vocab": {"[UNK]": 0, "play": 1, "##ing": 2, "##": 3},
+        },
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        "added_tokens": [],
+    }
     text = json.dumps(obj, indent=2)
     idx = index_file(str(write(tmp_path, "tokenizer.json", text)))
     assert idx.findings == []
@@ -423,8 +502,8 @@ def test_schema_does_not_cascade_into_merges(tmp_path):
 
 
 def test_clip_end_of_word_suffix(tmp_path):
-    from tokenizer_lsp.lsp.render.hover import hover_markdown
     from tokenizer_lsp.core.pieces import piece_at
+    from tokenizer_lsp.lsp.render.hover import hover_markdown
 
     obj = tokenizer({"h": 0, "e": 1, "e</w>": 2, "he</w>": 3}, merges=[("h", "e</w>")])
     obj["model"]["end_of_word_suffix"] = "</w>"
@@ -445,4 +524,6 @@ def test_vocab_json_of_a_sentencepiece_model_is_not_byte_level(tmp_path):
     assert idx.vocab.decode("▁the").text == " the"
     # a GPT-2 one with one stray character still gets its not-byte-level error
     gpt2 = {c: i for i, c in enumerate("abcdefghijklmnopqrstuvwxyz")} | {"Ġthe": 26, "bad▁": 27}
-    assert [c for c, _, _ in findings(write(tmp_path, "vocab.json", json.dumps(gpt2, ensure_ascii=False)))] == ["not-byte-level"]
+    assert [c for c, _, _ in findings(write(tmp_path, "vocab.json", json.dumps(gpt2, ensure_ascii=False)))] == [
+        "not-byte-level"
+    ]

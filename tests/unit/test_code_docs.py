@@ -10,7 +10,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from tokenizer_lsp.core.codes import DOCS, missing
 from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.model import DEFAULT_SEVERITY
@@ -70,7 +69,9 @@ def test_codes_index_links_every_page():
 def test_settings_table_lists_every_setting_of_the_manifest():
     import json
 
-    props = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["contributes"]["configuration"]["properties"]
+    props = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["contributes"]["configuration"][
+        "properties"
+    ]
     table = docs_pages.settings_table()
     assert [line.split("`")[1] for line in table.splitlines()[2:]] == list(props)
 
@@ -79,7 +80,8 @@ def test_bench_section_is_built_from_whatever_json_is_there(tmp_path):
     assert "No results" in docs_pages.bench_section(tmp_path)
     (tmp_path / "latest.json").write_text(
         '{"machine_cores": 2, "rows": [{"file": "/c/qwen3/tokenizer.json", "scale": "1x", "bytes": 11400000, '
-        '"open_to_diagnostics_s": 0.3, "from_file_s": 0.4, "ratio": 0.75}], "typing_soak": {"growth_mb_per_1000": 0.01}}')
+        '"open_to_diagnostics_s": 0.3, "from_file_s": 0.4, "ratio": 0.75}], "typing_soak": {"growth_mb_per_1000": 0.01}}'
+    )
     (tmp_path / "other.json").write_text('{"encode": {"p50_ms": 3.2}}')
     page = docs_pages.bench_section(tmp_path)
     assert "| qwen3/tokenizer.json | 11.4 | 0.30 s | 0.40 s | 0.75 |" in page

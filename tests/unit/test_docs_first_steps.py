@@ -37,7 +37,7 @@ def blocks(text: str, lang: str) -> list[str]:
 def section(text: str, heading: str) -> str:
     start = text.index(f"\n{heading}\n")
     end = text.find("\n## ", start + 1)
-    return text[start: end if end >= 0 else len(text)]
+    return text[start : end if end >= 0 else len(text)]
 
 
 @pytest.mark.parametrize("page", [README, DOCS / "getting-started.md"], ids=lambda p: p.name)
@@ -46,7 +46,9 @@ def test_the_first_install_instruction_installs_from_the_clone(page):
     installs = [b for b in blocks(text, "sh") if "install" in b]
     assert installs, f"{page.name} has no install instruction"
     first = installs[0]
-    assert not FROM_AN_INDEX.search(first), f"{page.name}'s first install instruction needs a published package: {first}"
+    assert not FROM_AN_INDEX.search(first), (
+        f"{page.name}'s first install instruction needs a published package: {first}"
+    )
     assert re.search(r"pip install -e \.", first), first
 
 
@@ -56,7 +58,9 @@ def test_the_readme_names_where_the_release_workflow_publishes():
     published = {place for place, step in steps.items() if step in workflow}
     assert published == set(steps)  # the workflow as it is: all three
     install = section(README.read_text(encoding="utf-8"), "## Install")
-    said = " ".join(line for line in install.splitlines() if "release" in line or "publishes" in line or "Open VSX" in line)
+    said = " ".join(
+        line for line in install.splitlines() if "release" in line or "publishes" in line or "Open VSX" in line
+    )
     for place in published:
         assert place in said, f"README's Install does not say the release publishes to {place}"
 
@@ -80,8 +84,16 @@ def test_each_command_a_page_shows_has_its_real_output(page):
     for command, shown in commands:
         assert command.startswith("tokenizer-lsp "), command
         assert shown, f"{page.name} shows `{command}` without its output"
-        r = subprocess.run(command.replace("tokenizer-lsp", run_it, 1), shell=True, capture_output=True, text=True,
-                           cwd=ROOT, env=env, timeout=120, check=False)
+        r = subprocess.run(
+            command.replace("tokenizer-lsp", run_it, 1),
+            shell=True,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=env,
+            timeout=120,
+            check=False,
+        )
         assert r.stdout.rstrip("\n").split("\n") == shown, f"{page.name}: `{command}` prints\n{r.stdout}{r.stderr}"
 
 

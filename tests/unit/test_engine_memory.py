@@ -12,8 +12,8 @@ import os
 import sys
 
 import pytest
+import tokenizers
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from tokenizer_lsp.core.behaviour.load import load_tokenizer, load_tokenizer_file
 from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
 from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
@@ -24,11 +24,11 @@ from tokenizer_lsp.runtime import forked
 from tests.conftest import ROOT, corpus_file, process_state
 from tests.property.test_merge_structure import trained
 
-import tokenizers
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork and /proc: Linux")
-slow = pytest.mark.skipif(not os.environ.get("TOKENIZER_LSP_SLOW_TESTS"),
-                          reason="several seconds of CPU: set TOKENIZER_LSP_SLOW_TESTS=1")
+slow = pytest.mark.skipif(
+    not os.environ.get("TOKENIZER_LSP_SLOW_TESTS"), reason="several seconds of CPU: set TOKENIZER_LSP_SLOW_TESTS=1"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -60,6 +60,7 @@ async def until_exited(proc, timeout: float) -> bool:
 
 
 # ---- the set read off the file ---------------------------------------------------------------
+
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trained(shuffled=None))
@@ -101,8 +102,10 @@ def test_gemma3_merges_not_ordered_read_off_the_file_is_the_engines_set():
 
 # ---- in a forked child of the server ---------------------------------------------------------
 
+
 def block_first_time(marker: str):
     """light_unreachable for the tests: the first child waits to be killed, the next answers."""
+
     def light(data: bytes, path: str | None):
         if not os.path.exists(marker):
             open(marker, "w").close()
@@ -111,6 +114,7 @@ def block_first_time(marker: str):
             while True:
                 time.sleep(1)
         return [{"id": -1, "second": True}]
+
     return light
 
 
@@ -192,6 +196,7 @@ async def test_without_fork_the_engine_helper_answers(monkeypatch, tmp_path):
 
 
 # ---- the engine helper given back --------------------------------------------------------------
+
 
 def test_the_default_idle_time_is_within_10_s():
     assert 0 < DEFAULT_IDLE_S <= 10

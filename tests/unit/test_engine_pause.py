@@ -12,8 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 from tokenizer_lsp.lsp import scheduler as scheduling
-from tokenizer_lsp.lsp.jobs import indexing
 from tokenizer_lsp.lsp.engine_client import EngineClient
+from tokenizer_lsp.lsp.jobs import indexing
 from tokenizer_lsp.lsp.session import DocumentState, Session
 
 from tests.conftest import ROOT, process_state
@@ -141,9 +141,12 @@ def scheduler_with(engine: RecordingEngine) -> tuple[scheduling.Scheduler, list]
     session = Session()
     published: list = []
     server = SimpleNamespace(
-        session=session, engine=engine,
+        session=session,
+        engine=engine,
         protocol=SimpleNamespace(notify_json=lambda method, params: published.append(params)),
-        workspace_inlay_hint_refresh=lambda _: None, workspace_diagnostic_refresh=lambda _: None)
+        workspace_inlay_hint_refresh=lambda _: None,
+        workspace_diagnostic_refresh=lambda _: None,
+    )
     return scheduling.Scheduler(session, server), published
 
 
@@ -211,8 +214,9 @@ def test_a_worker_stopped_when_its_server_dies_does_not_stay_behind():
     import subprocess
     import time
 
-    out = subprocess.run([sys.executable, "-c", SERVER_DIES_WHILE_PAUSED], capture_output=True, text=True,
-                         timeout=60, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", SERVER_DIES_WHILE_PAUSED], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
     pid = int(out.split()[0])
     deadline = time.monotonic() + 10
     while process_state(pid) not in (None, "Z") and time.monotonic() < deadline:

@@ -3,7 +3,6 @@
 import random
 
 import pytest
-
 from tokenizer_lsp.core.index import build_index
 
 from tests.conftest import ROOT, corpus_file

@@ -1,17 +1,19 @@
 """The index answers by position, by id and by token, on real files."""
 
 import pytest
-
 from tokenizer_lsp.core.files import index_file
 
 from tests.conftest import corpus_file
 
 
-@pytest.mark.parametrize("rel,token,tid", [
-    ("qwen3/tokenizer.json", "âĪ", 21704),
-    ("gpt2-openai/encoder.json", "Ġthe", 262),
-    ("llama2/tokenizer.json", "<0x0A>", 13),
-])
+@pytest.mark.parametrize(
+    "rel,token,tid",
+    [
+        ("qwen3/tokenizer.json", "âĪ", 21704),
+        ("gpt2-openai/encoder.json", "Ġthe", 262),
+        ("llama2/tokenizer.json", "<0x0A>", 13),
+    ],
+)
 def test_lookups_by_id_token_and_position_agree(rel, token, tid):
     path = corpus_file(rel)
     idx = index_file(str(path))

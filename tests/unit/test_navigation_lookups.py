@@ -99,7 +99,7 @@ def test_an_index_replaced_by_an_edit_is_released(qwen3):
     first = idx.edited([(at, at, b"x")], new)
     assert first is not None and first.parse_id == idx.parse_id
     first.prepare_lookups()
-    then = first.edited([(at + 1, at + 1, b"y")], new[:at + 1] + b"y" + new[at + 1:])
+    then = first.edited([(at + 1, at + 1, b"y")], new[: at + 1] + b"y" + new[at + 1 :])
     assert then is not None
     gone = weakref.ref(first)
     del first

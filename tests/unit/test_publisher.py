@@ -17,7 +17,9 @@ def publisher(pull: bool, refresh: bool = True):
     sent, refreshes = [], []
     server = SimpleNamespace(
         protocol=SimpleNamespace(notify_json=lambda method, params: sent.append((method, params))),
-        workspace_diagnostic_refresh=lambda _: refreshes.append(1), workspace_inlay_hint_refresh=lambda _: None)
+        workspace_diagnostic_refresh=lambda _: refreshes.append(1),
+        workspace_inlay_hint_refresh=lambda _: None,
+    )
     doc = DocumentState(uri=URI, path=None, version=1, data=b"{}")
     doc.was_tokenizer = True
     return Publisher(session, server), doc, sent, refreshes

@@ -60,8 +60,14 @@ def test_a_damaged_entry_is_computed_again(cache_dir):
 def test_check_twice_gives_the_same_findings_the_second_time_from_the_cache(cache_dir):
     vocab = corpus_file(VOCAB)
     corpus_file(MERGES)
-    run = lambda: subprocess.run([sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json", str(vocab)],
-                                 check=False, capture_output=True, text=True, env=_env(cache_dir), timeout=300)
+    run = lambda: subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", "check", "--format", "json", str(vocab)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=_env(cache_dir),
+        timeout=300,
+    )
     first = run()
     assert list(cache_dir.glob("*.json")), "nothing kept"
     second = run()
@@ -73,8 +79,14 @@ def test_check_twice_gives_the_same_findings_the_second_time_from_the_cache(cach
 def test_the_engine_worker_answers_a_known_content_without_loading_it(cache_dir):
     vocab = corpus_file(VOCAB)
     merges = corpus_file(MERGES)
-    request = {"op": "unreachable", "key": ("doc", 1), "data": vocab.read_bytes(), "path": str(vocab),
-               "companion": merges.read_bytes(), "companion_path": str(merges)}
+    request = {
+        "op": "unreachable",
+        "key": ("doc", 1),
+        "data": vocab.read_bytes(),
+        "path": str(vocab),
+        "companion": merges.read_bytes(),
+        "companion_path": str(merges),
+    }
     computed = Worker()
     first = computed.handle(dict(request))
     assert computed.loaded, "the first answer needs the engine"

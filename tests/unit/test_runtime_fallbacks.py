@@ -18,7 +18,6 @@ import weakref
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-
 from tokenizer_lsp import runtime
 from tokenizer_lsp.core import hooks
 from tokenizer_lsp.core.files import index_file
@@ -142,8 +141,10 @@ def test_forked_child_runs_at_the_background_niceness_never_further_below_its_pa
     10) stays at 10, where it shares the cores with the server's own children."""
     import subprocess
 
-    code = ("import os; from tokenizer_lsp.runtime.forked import Forked; "
-            f"os.nice({start}); print(os.nice(0), Forked(os.nice, 0).result())")
+    code = (
+        "import os; from tokenizer_lsp.runtime.forked import Forked; "
+        f"os.nice({start}); print(os.nice(0), Forked(os.nice, 0).result())"
+    )
     before = os.nice(0)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     parent, child = map(int, out.stdout.split())
@@ -186,8 +187,11 @@ def test_forked_corrupt_pickle_gives_the_in_process_result(no_leaks, monkeypatch
         return {"garbage": b"\x80\x05not a pickle at all", "truncated": real[: len(real) // 2], "empty": b""}[corrupt]
 
     # the child inherits this: its payload arrives corrupt
-    monkeypatch.setattr(forked, "pickle", types.SimpleNamespace(dumps=dumps, loads=pickle.loads,
-                                                                HIGHEST_PROTOCOL=pickle.HIGHEST_PROTOCOL))
+    monkeypatch.setattr(
+        forked,
+        "pickle",
+        types.SimpleNamespace(dumps=dumps, loads=pickle.loads, HIGHEST_PROTOCOL=pickle.HIGHEST_PROTOCOL),
+    )
     child = Forked(work, os.getpid(), 21)
     pid = child.pid
     assert pid > 0
@@ -283,11 +287,29 @@ def synthetic_tokenizer(n: int) -> str:
         merges.append([a, b])
     vocab["\u00e2\u0122"] = len(vocab)
     vocab["Ġ\u00c3"] = len(vocab)
-    added = [{"id": len(vocab), "content": "<s>", "single_word": False, "lstrip": False, "rstrip": False,
-              "normalized": False, "special": True}]
-    return json.dumps({"version": "1.0", "added_tokens": added, "normalizer": None,
-                       "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}, "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
-                       "model": {"type": "BPE", "vocab": vocab, "merges": merges}}, indent=1, ensure_ascii=False)
+    added = [
+        {
+            "id": len(vocab),
+            "content": "<s>",
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+    ]
+    return json.dumps(
+        {
+            "version": "1.0",
+            "added_tokens": added,
+            "normalizer": None,
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+            "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+            "model": {"type": "BPE", "vocab": vocab, "merges": merges},
+        },
+        indent=1,
+        ensure_ascii=False,
+    )
 
 
 def lower_parallel_thresholds(mp: pytest.MonkeyPatch) -> None:
@@ -342,8 +364,11 @@ FAILURES = ["works", "no-fork", "fork-fails", "child-dies", "child-raises", "chi
 
 def make_forks_fail(mp: pytest.MonkeyPatch, how: str) -> None:
     def child_side(dumps):
-        mp.setattr(forked, "pickle", types.SimpleNamespace(dumps=dumps, loads=pickle.loads,
-                                                           HIGHEST_PROTOCOL=pickle.HIGHEST_PROTOCOL))
+        mp.setattr(
+            forked,
+            "pickle",
+            types.SimpleNamespace(dumps=dumps, loads=pickle.loads, HIGHEST_PROTOCOL=pickle.HIGHEST_PROTOCOL),
+        )
 
     if how == "no-fork":
         mp.delattr(os, "fork")
@@ -432,12 +457,12 @@ SIZES = st.one_of(st.integers(0, 40), st.integers(LARGE - 40, LARGE + 40), st.in
 def splices(draw):
     n = draw(SIZES)
     at = draw(st.integers(0, len(BLOB) - n))
-    data = BLOB[at:at + n]
+    data = BLOB[at : at + n]
     pos = st.one_of(st.just(0), st.just(n), st.integers(0, n))
     start, end = sorted((draw(pos), draw(pos)))
     m = draw(st.one_of(st.just(0), SIZES))
     at = draw(st.integers(0, len(BLOB) - m))
-    return data, start, end, BLOB[at:at + m]
+    return data, start, end, BLOB[at : at + m]
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -447,10 +472,10 @@ def splices(draw):
 @example((b"a", 0, 1, b""), "every size")
 @example((b"", 0, 0, BLOB[:LARGE]), "real threshold")
 @example((BLOB[:LARGE], 0, 0, b""), "real threshold")
-@example((BLOB[:LARGE + 1], 0, 1, b""), "real threshold")  # one byte under: the plain way
-@example((BLOB[:LARGE + 1], LARGE + 1, LARGE + 1, b"z"), "real threshold")
-@example((BLOB[:2 * LARGE], 0, 2 * LARGE, b"new"), "real threshold")
-@example((BLOB[:2 * LARGE], LARGE, LARGE, BLOB[:LARGE]), "no libc")
+@example((BLOB[: LARGE + 1], 0, 1, b""), "real threshold")  # one byte under: the plain way
+@example((BLOB[: LARGE + 1], LARGE + 1, LARGE + 1, b"z"), "real threshold")
+@example((BLOB[: 2 * LARGE], 0, 2 * LARGE, b"new"), "real threshold")
+@example((BLOB[: 2 * LARGE], LARGE, LARGE, BLOB[:LARGE]), "no libc")
 def test_fast_splice_equals_plain_splice(case, mode):
     data, start, end, new = case
     before = bytes(data)
@@ -495,12 +520,24 @@ def test_release_free_memory_with_the_real_libc_does_not_raise():
 
 # ---- stdio: parsing ------------------------------------------------------------------
 
-SCALARS = (st.none() | st.booleans() | st.integers() | st.integers(min_value=1 << 64) | st.integers(max_value=-(1 << 63) - 1)
-           | st.floats(allow_nan=False, allow_infinity=False) | st.text(st.characters(exclude_categories=()), max_size=12))
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
-                      | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=25)
-MESSAGES = st.fixed_dictionaries({"jsonrpc": st.just("2.0"), "method": st.text(max_size=20)},
-                                 optional={"id": st.integers() | st.text(max_size=5), "params": VALUES})
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=1 << 64)
+    | st.integers(max_value=-(1 << 63) - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(exclude_categories=()), max_size=12)
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=25,
+)
+MESSAGES = st.fixed_dictionaries(
+    {"jsonrpc": st.just("2.0"), "method": st.text(max_size=20)},
+    optional={"id": st.integers() | st.text(max_size=5), "params": VALUES},
+)
 
 
 def hook_that_records(calls: list):
@@ -515,7 +552,8 @@ def assert_loads_like_json(body: bytes | str) -> None:
     assert stdio.loads(body) == json.loads(body)
     fast_calls, plain_calls = [], []
     assert stdio.loads(body, object_hook=hook_that_records(fast_calls)) == json.loads(
-        body, object_hook=hook_that_records(plain_calls))
+        body, object_hook=hook_that_records(plain_calls)
+    )
     assert fast_calls == plain_calls  # the same objects, innermost first
 
 
@@ -532,8 +570,11 @@ NUMBER = st.builds(
     st.sampled_from(["", "-"]),
     st.one_of(st.just("0"), st.builds(str.__add__, st.sampled_from("123456789"), DIGITS)),
     st.one_of(st.just(""), DIGITS.map(".".__add__)),
-    st.one_of(st.just(""), st.builds("{}{}{}".format, st.sampled_from("eE"), st.sampled_from(["", "+", "-"]),
-                                     st.integers(0, 400))))
+    st.one_of(
+        st.just(""),
+        st.builds("{}{}{}".format, st.sampled_from("eE"), st.sampled_from(["", "+", "-"]), st.integers(0, 400)),
+    ),
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -542,17 +583,20 @@ def test_loads_reads_numbers_as_json_does(numbers):
     assert_loads_like_json(("[" + ", ".join(numbers) + "]").encode())
 
 
-@pytest.mark.parametrize("body", [
-    b'{"a": 1, "a": {"b": 2}}',  # the last of two equal keys
-    b'[18446744073709551615, -9223372036854775808]',  # the widest 64-bit integers
-    b'[18446744073709551616, -9223372036854775809, 123456789012345678901234567890]',  # wider
-    b'{"jsonrpc": "2.0", "id": 99999999999999999999999, "result": null}',
-    b'["\\ud800", "\\udc00x", "\\ud83d\\ude00"]',  # lone surrogates: json takes them
-    b'[1e400, -1e400, 1e-400, -0.0, 0e0]',
-    b' \n\t{ "a" : [ ] , "b" : { } }\r\n',
-    '{"é": "😀", "": ""}'.encode(),
-    b'[NaN, Infinity, -Infinity]',
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"a": 1, "a": {"b": 2}}',  # the last of two equal keys
+        b'[18446744073709551615, -9223372036854775808]',  # the widest 64-bit integers
+        b'[18446744073709551616, -9223372036854775809, 123456789012345678901234567890]',  # wider
+        b'{"jsonrpc": "2.0", "id": 99999999999999999999999, "result": null}',
+        b'["\\ud800", "\\udc00x", "\\ud83d\\ude00"]',  # lone surrogates: json takes them
+        b'[1e400, -1e400, 1e-400, -0.0, 0e0]',
+        b' \n\t{ "a" : [ ] , "b" : { } }\r\n',
+        '{"é": "😀", "": ""}'.encode(),
+        b'[NaN, Infinity, -Infinity]',
+    ],
+)
 def test_loads_equals_json_for_edge_cases(body):
     if b"NaN" in body:
         assert repr(stdio.loads(body)) == repr(json.loads(body))
@@ -590,8 +634,13 @@ PIECES = ["a", '"', "\\", "\n", "é", "😀", "\t", "/", "\x01", '"}}}', '\\"', 
 
 
 @settings(max_examples=120, deadline=None)
-@given(st.lists(st.sampled_from(PIECES), max_size=40), st.permutations(DOC_KEYS), st.permutations(OUTER_KEYS),
-       st.booleans(), st.one_of(st.none(), st.dictionaries(st.sampled_from(["extra", "x"]), VALUES, max_size=2)))
+@given(
+    st.lists(st.sampled_from(PIECES), max_size=40),
+    st.permutations(DOC_KEYS),
+    st.permutations(OUTER_KEYS),
+    st.booleans(),
+    st.one_of(st.none(), st.dictionaries(st.sampled_from(["extra", "x"]), VALUES, max_size=2)),
+)
 @example(["a"], ["uri", "version", "text", "languageId"], OUTER_KEYS, False, None)
 def test_did_open_arrives_as_json_reads_it_in_any_key_order(pieces, doc_keys, outer_keys, ascii_only, extra):
     body = did_open("".join(pieces) * 20, doc_keys, outer_keys, ascii_only, extra)
@@ -604,8 +653,12 @@ def test_did_open_arrives_as_json_reads_it_in_any_key_order(pieces, doc_keys, ou
 def test_did_open_in_key_orders_of_other_clients_keeps_the_fast_path_and_its_text(monkeypatch):
     monkeypatch.setattr(stdio, "_LARGE", 0)
     text = '{"model": {"vocab": {"\\"": 1, "Ġthe": 2}}}\n' * 30
-    for doc_keys in (DOC_KEYS, ["uri", "version", "text", "languageId"], ["text", "uri", "version", "languageId"],
-                     ["languageId", "text", "version", "uri"]):
+    for doc_keys in (
+        DOC_KEYS,
+        ["uri", "version", "text", "languageId"],
+        ["text", "uri", "version", "languageId"],
+        ["languageId", "text", "version", "uri"],
+    ):
         body = did_open(text, doc_keys, OUTER_KEYS)
         got, fast = as_received(body)
         assert fast and got == json.loads(body)
@@ -640,8 +693,13 @@ def test_large_messages_the_fast_path_declines_parse_as_json_does(why):
     if why == "version not an integer":
         body = body.replace(b'"version": 3', b'"version": "3"')
     elif why == "a large didChange":
-        body = json.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
-            "textDocument": {"uri": URI, "version": 3}, "contentChanges": [{"text": text}]}}).encode()
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/didChange",
+                "params": {"textDocument": {"uri": URI, "version": 3}, "contentChanges": [{"text": text}]},
+            }
+        ).encode()
     assert len(body) >= stdio._LARGE
     got, fast = as_received(body)
     assert not fast and got == json.loads(body)
@@ -742,7 +800,7 @@ def test_stdout_pipe_is_widened_to_a_megabyte_where_the_system_allows(tmp_path, 
         reader.start()
         view = memoryview(blob)
         while view:
-            view = view[os.write(w, view):]
+            view = view[os.write(w, view) :]
         reader.join(10)
         assert bytes(got) == blob
     finally:
@@ -754,6 +812,7 @@ def test_stdout_pipe_is_widened_to_a_megabyte_where_the_system_allows(tmp_path, 
         stdio._widen_pipe(f.fileno())
     r, w = os.pipe()
     try:
+
         def refuse(*args):
             raise PermissionError(1, "over the limit")
 

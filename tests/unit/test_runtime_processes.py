@@ -8,8 +8,8 @@ import sys
 import time
 
 import pytest
-
 from tokenizer_lsp.runtime import processes
+
 from tests.conftest import process_state
 
 linux_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads process states in /proc")

@@ -7,15 +7,14 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from tokenizer_lsp.cli import main as cli
-from tokenizer_lsp.lsp.render.diagnostics import diagnostics_for
-from tokenizer_lsp.lsp.render.hover import hover_markdown
-from tokenizer_lsp.lsp.render.hints import hints_in
-from tokenizer_lsp.core.pieces import piece_at
 from tokenizer_lsp.core.formats.json_pieces import match_close, parse_prefix
 from tokenizer_lsp.core.formats.salvage import salvage
 from tokenizer_lsp.core.index import build_index
+from tokenizer_lsp.core.pieces import piece_at
+from tokenizer_lsp.lsp.render.diagnostics import diagnostics_for
+from tokenizer_lsp.lsp.render.hints import hints_in
+from tokenizer_lsp.lsp.render.hover import hover_markdown
 from tokenizer_lsp.lsp.settings import Settings
 
 from tests.conftest import corpus_file
@@ -27,21 +26,54 @@ def tokenizer(vocab, merges=(), added=(), byte_level=True):
         "truncation": None,
         "padding": None,
         "added_tokens": [
-            {"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+            {
+                "id": i,
+                "content": c,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
             for c, i in added
         ],
         "normalizer": None,
-        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True} if byte_level else None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+        if byte_level
+        else None,
         "post_processor": None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True} if byte_level else None,
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "byte_fallback": False, "ignore_merges": False,
-                  "vocab": vocab, "merges": [list(m) for m in merges]},
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+        if byte_level
+        else None,
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": [list(m) for m in merges],
+        },
     }
 
 
 # fragments: âĪ (E2 88), ĠâĪ (20 E2 88), ðŁĺ (F0 9F 98), Ģ (80), ĢâĪ (80 E2 88: a tail and a head)
-VOCAB = {"a": 0, "b": 1, "âĪ": 2, "Ġ": 3, "ĠâĪ": 4, "<|end|>": 5, "c": 6, "ab": 7, "Ċ": 8, "ðŁĺ": 9,
-         "Ģ": 10, "ĢâĪ": 11, "Ġa": 12, "ĠĠ": 13}
+VOCAB = {
+    "a": 0,
+    "b": 1,
+    "âĪ": 2,
+    "Ġ": 3,
+    "ĠâĪ": 4,
+    "<|end|>": 5,
+    "c": 6,
+    "ab": 7,
+    "Ċ": 8,
+    "ðŁĺ": 9,
+    "Ģ": 10,
+    "ĢâĪ": 11,
+    "Ġa": 12,
+    "ĠĠ": 13,
+}
 MERGES = [("a", "b"), ("Ġ", "âĪ"), ("Ġ", "a"), ("Ġ", "Ġ"), ("Ģ", "âĪ")]
 TEXT = json.dumps(tokenizer(VOCAB, MERGES, [("<|end|>", 5)]), indent=2, ensure_ascii=False)
 DATA = TEXT.encode()
@@ -157,8 +189,9 @@ def test_findings_valid_on_partial_data_only():
     cut = text[: text.index('"zz"')]
     got = found(index(cut))
     # the gap may be closed by what was cut off: not reported; the others hold on the part
-    assert [c for c, *_ in got] == ["json-syntax"] + ["utf8-fragment"] * 2 + ["duplicate-token"] + \
-        ["utf8-fragment"] * 3 + ["not-byte-level"]
+    assert [c for c, *_ in got] == ["json-syntax"] + ["utf8-fragment"] * 2 + ["duplicate-token"] + [
+        "utf8-fragment"
+    ] * 3 + ["not-byte-level"]
     assert ("duplicate-token", line_of(cut, '"a": 14'), 6) in got
     assert ("not-byte-level", line_of(cut, '"€x"'), 6) in got
 
@@ -188,7 +221,7 @@ def test_invalid_utf8_byte_at_its_exact_position():
     data = text.encode("utf-8", "surrogateescape")  # \udcff -> the raw byte 0xFF
     idx = index(data)
     f = idx.findings[0]
-    assert f.code == "json-syntax" and data[f.start:f.end] == b"\xff"
+    assert f.code == "json-syntax" and data[f.start : f.end] == b"\xff"
     assert f.message == "invalid UTF-8 byte 0xFF in the file (JSON must be UTF-8)"
     line = line_of(TEXT, '"c": 6,')
     assert idx.lines.position(f.start) == (line, 6 + 1 + 2 + 1)  # 6 spaces, quote, 😀 (2 units), c
@@ -196,10 +229,10 @@ def test_invalid_utf8_byte_at_its_exact_position():
 
 
 def test_truncated_utf8_sequence_is_named_with_its_bytes():
-    data = DATA.replace("\"c\": 6".encode(), b'"c\xe2\x88": 6')
+    data = DATA.replace(b"\"c\": 6", b'"c\xe2\x88": 6')
     f = index(data).findings[0]
     assert f.code == "json-syntax" and "0xE2 0x88" in f.message and "UTF-8" in f.message
-    assert data[f.start:f.end] == b"\xe2\x88"
+    assert data[f.start : f.end] == b"\xe2\x88"
 
 
 def test_json_error_before_the_bad_byte_comes_first():
@@ -216,8 +249,10 @@ def test_lone_surrogate_at_the_escape(escape):
     broken = TEXT.replace('"c": 6,', f'"x{escape}": 6,')
     idx = index(broken)
     f = idx.findings[0]
-    assert f.code == "json-syntax" and f"lone surrogate {escape}" in f.message and "tokenizers cannot load it" in f.message
-    assert idx.data[f.start:f.end] == escape.encode()
+    assert (
+        f.code == "json-syntax" and f"lone surrogate {escape}" in f.message and "tokenizers cannot load it" in f.message
+    )
+    assert idx.data[f.start : f.end] == escape.encode()
     assert idx.lines.position(f.start) == (line_of(broken, escape), col_of(broken, escape))
     assert fragment_lines(idx) == [line_of(TEXT, f'"{t}": ') for t in ("âĪ", "ĠâĪ")]
     idx.prepare_lookups()
@@ -227,7 +262,7 @@ def test_lone_surrogate_at_the_escape(escape):
 
 def test_a_surrogate_pair_is_fine():
     idx = index(TEXT.replace('"c": 6,', '"\\ud83d\\ude00": 6,'))
-    assert idx.syntax_error is None and idx.vocab.tokens["\U0001F600"] == 6
+    assert idx.syntax_error is None and idx.vocab.tokens["\U0001f600"] == 6
 
 
 def test_byte_order_mark():
@@ -259,8 +294,13 @@ def test_escaped_ascii_file():
 
 
 def test_unigram_truncated():
-    obj = {"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", -1.5], ["b", -2.0], ["c", -2.5]]},
-           "normalizer": None, "pre_tokenizer": None, "decoder": None, "added_tokens": []}
+    obj = {
+        "model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", -1.5], ["b", -2.0], ["c", -2.5]]},
+        "normalizer": None,
+        "pre_tokenizer": None,
+        "decoder": None,
+        "added_tokens": [],
+    }
     text = json.dumps(obj, indent=2)
     cut = text[: text.index('"c"') + 1]
     idx = index(cut)
@@ -279,8 +319,10 @@ def test_hints_and_hovers_on_the_salvaged_part():
     idx.prepare_lookups()
     hints = [(idx.lines.position(h.offset), h.label) for h in hints_in(idx, 0, len(cut.encode()))]
     # one after each literal whose stored form differs from its text, before the break
-    assert hints == [((line_of(cut, f'"{t}"'), 6 + len(t) + 2), label) for t, label in
-                     [("âĪ", "\\xE2\\x88"), ("Ġ", "␣"), ("ĠâĪ", "␣\\xE2\\x88"), ("Ċ", "\\n")]]
+    assert hints == [
+        ((line_of(cut, f'"{t}"'), 6 + len(t) + 2), label)
+        for t, label in [("âĪ", "\\xE2\\x88"), ("Ġ", "␣"), ("ĠâĪ", "␣\\xE2\\x88"), ("Ċ", "\\n")]
+    ]
     at = len(cut[: cut.index('"âĪ"') + 1].encode())
     text = hover_markdown(idx, piece_at(idx, at))
     assert "`E2 88`" in text and "id 2" in text
@@ -295,7 +337,7 @@ def test_hints_and_hovers_on_the_salvaged_part():
 def test_match_close_respects_strings():
     data = b'{"a": "}", "b": [1, {"c": "]"}], "d\\"}": 2} tail'
     assert match_close(data, 0) == data.index(b" tail")
-    assert match_close(data, data.index(b"[")) == data.index(b"]") + 1 + data[data.index(b"]") + 1:].index(b"]") + 1
+    assert match_close(data, data.index(b"[")) == data.index(b"]") + 1 + data[data.index(b"]") + 1 :].index(b"]") + 1
     assert match_close(b'{"a": "unterminated}', 0) is None
     assert match_close(b'{"a": 1', 0) is None
     # across windows: a long array of pairs
@@ -344,12 +386,19 @@ def test_truncation_never_raises_nor_invents_findings(cut):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.integers(0, len(DATA) - 1),
-                          st.sampled_from(list(b',:{}[]"\\ x0\n') + [0xFF, 0xE2, 0x80, 0xC0, 0x00])),
-                min_size=1, max_size=4),
-       st.booleans(), st.booleans())
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, len(DATA) - 1), st.sampled_from(list(b',:{}[]"\\ x0\n') + [0xFF, 0xE2, 0x80, 0xC0, 0x00])
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.booleans(),
+    st.booleans(),
+)
 def test_byte_flips_never_raise(flips, insert, deferred):
-    from tokenizer_lsp.core.formats import json_doc, json_parse
+    from tokenizer_lsp.core.formats import json_parse
 
     data = bytearray(DATA)
     for pos, byte in flips:
@@ -417,7 +466,7 @@ def test_qwen3_stray_comma_in_the_vocab(qwen3):
 
 
 def test_break_in_merges_parsed_apart_salvages_the_same(monkeypatch):
-    from tokenizer_lsp.core.formats import json_doc, json_parse
+    from tokenizer_lsp.core.formats import json_parse
 
     at = TEXT.index("[", TEXT.index('"merges"') + 12)
     broken = (TEXT[:at] + "@" + TEXT[at:]).encode()
@@ -432,7 +481,7 @@ def test_break_in_merges_parsed_apart_salvages_the_same(monkeypatch):
 @pytest.mark.parametrize("where", ['"c": 6,', '"ab": 7,'])
 def test_break_in_the_vocab_parsed_apart_is_placed_as_in_one_parse(monkeypatch, where):
     """Large files parse model.vocab apart (orjson's error is then relative to it)."""
-    from tokenizer_lsp.core.formats import json_doc, json_parse
+    from tokenizer_lsp.core.formats import json_parse
 
     broken = TEXT.replace(where, where + ",").encode()
     results = []
@@ -445,7 +494,7 @@ def test_break_in_the_vocab_parsed_apart_is_placed_as_in_one_parse(monkeypatch, 
 
 
 def test_trailing_comma_ending_a_vocab_parsed_apart(monkeypatch):
-    from tokenizer_lsp.core.formats import json_doc, json_parse
+    from tokenizer_lsp.core.formats import json_parse
 
     monkeypatch.setattr(json_parse, "DEFER_MERGES_BYTES", 0)
     broken = TEXT.replace('"ĠĠ": 13', '"ĠĠ": 13,').encode()

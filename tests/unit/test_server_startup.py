@@ -12,25 +12,46 @@ import sys
 import orjson
 from lsprotocol import types
 from pygls.protocol import JsonRPCResponseMessage
-
 from tokenizer_lsp.lsp import message_hooks
 from tokenizer_lsp.lsp.server import _SYNC, ROUTES, TokenizerServer
 
 # messages an editor sends while a user types and looks around, as they come off the wire
 MESSAGES = [
-    {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
-        "textDocument": {"uri": "file:///t/tokenizer.json", "version": 2},
-        "contentChanges": [{"range": {"start": {"line": 3, "character": 5}, "end": {"line": 3, "character": 5}},
-                            "text": "x"}]}},
-    {"jsonrpc": "2.0", "id": 7, "method": "textDocument/hover", "params": {
-        "textDocument": {"uri": "file:///t/tokenizer.json"}, "position": {"line": 3, "character": 6}}},
-    {"jsonrpc": "2.0", "id": 8, "method": "textDocument/codeAction", "params": {
-        "textDocument": {"uri": "file:///t/tokenizer.json"},
-        "range": {"start": {"line": 3, "character": 5}, "end": {"line": 3, "character": 5}},
-        "context": {"diagnostics": [], "triggerKind": 2}}},
-    {"jsonrpc": "2.0", "id": 9, "method": "textDocument/inlayHint", "params": {
-        "textDocument": {"uri": "file:///t/tokenizer.json"},
-        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 100, "character": 0}}}},
+    {
+        "jsonrpc": "2.0",
+        "method": "textDocument/didChange",
+        "params": {
+            "textDocument": {"uri": "file:///t/tokenizer.json", "version": 2},
+            "contentChanges": [
+                {"range": {"start": {"line": 3, "character": 5}, "end": {"line": 3, "character": 5}}, "text": "x"}
+            ],
+        },
+    },
+    {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "textDocument/hover",
+        "params": {"textDocument": {"uri": "file:///t/tokenizer.json"}, "position": {"line": 3, "character": 6}},
+    },
+    {
+        "jsonrpc": "2.0",
+        "id": 8,
+        "method": "textDocument/codeAction",
+        "params": {
+            "textDocument": {"uri": "file:///t/tokenizer.json"},
+            "range": {"start": {"line": 3, "character": 5}, "end": {"line": 3, "character": 5}},
+            "context": {"diagnostics": [], "triggerKind": 2},
+        },
+    },
+    {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "method": "textDocument/inlayHint",
+        "params": {
+            "textDocument": {"uri": "file:///t/tokenizer.json"},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 100, "character": 0}},
+        },
+    },
 ]
 
 
@@ -76,9 +97,11 @@ def test_prepared_the_first_messages_of_a_session_generate_nothing(monkeypatch):
 
 
 def test_the_typing_fast_path_is_imported_with_the_server():
-    code = ("import sys, tokenizer_lsp.lsp.server\n"
-            "print('tokenizer_lsp.core.formats.incremental' in sys.modules,"
-            " 'tokenizer_lsp.core.formats.registry' in sys.modules)")
+    code = (
+        "import sys, tokenizer_lsp.lsp.server\n"
+        "print('tokenizer_lsp.core.formats.incremental' in sys.modules,"
+        " 'tokenizer_lsp.core.formats.registry' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "True"]
 
@@ -116,8 +139,11 @@ def test_prepared_answers_and_what_the_server_sends_compile_nothing_and_read_bac
         kind = list[type(result[0])] if isinstance(result, list) else type(result)
         assert converter.structure(orjson.loads(orjson.dumps(data["result"])), kind) == result, what
     refresh = converter.unstructure(types.InlayHintRefreshRequest(id=9))
-    progress = converter.unstructure(types.ProgressNotification(types.ProgressParams(
-        "t1", types.WorkDoneProgressReport(message="hover lookups", percentage=70))))
+    progress = converter.unstructure(
+        types.ProgressNotification(
+            types.ProgressParams("t1", types.WorkDoneProgressReport(message="hover lookups", percentage=70))
+        )
+    )
     assert refresh["method"] == "workspace/inlayHint/refresh"
     assert progress["params"]["value"] == {"kind": "report", "message": "hover lookups", "percentage": 70}
     assert [name for name in compiled if "cattrs generated" in name and "unstructure" in name] == []

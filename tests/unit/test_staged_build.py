@@ -12,7 +12,6 @@ import threading
 import time
 
 import pytest
-
 from tokenizer_lsp.core import hooks, staged_build
 from tokenizer_lsp.core.compact_vocab import CompactTokens, PendingTokens, settled_tokens
 from tokenizer_lsp.core.index import build_index
@@ -34,6 +33,7 @@ def plain_stages():
 
 
 # ---- ForkedStages: each stage from the child, or from here once the child failed ------------
+
 
 def stages(parent: int, shared: bytes, fail_after: int | None = None):
     """Three values tagged with where they were made; in a child it may die after some."""
@@ -94,6 +94,7 @@ def test_without_fork_the_stages_are_made_here(no_leaks, monkeypatch):  # noqa: 
 
 # ---- PendingTokens --------------------------------------------------------------------------
 
+
 def test_a_pending_table_is_asked_for_once_even_by_two_threads():
     calls = []
 
@@ -114,6 +115,7 @@ def test_a_pending_table_is_asked_for_once_even_by_two_threads():
 
 
 # ---- build_index_beside equals build_index --------------------------------------------------
+
 
 def described(idx) -> dict:
     """What the features read of an index, lookups built (hovers, ids, positions)."""
@@ -182,14 +184,18 @@ def test_each_build_beside_has_a_parse_id_of_its_own(no_leaks, monkeypatch):  # 
 
 
 @needs_fork
-@pytest.mark.parametrize("text", [b'{"model": {"type": "BPE", "vocab": {"a": 0, ', b"#version: 0.2\na b\n", b"plain text"])
+@pytest.mark.parametrize(
+    "text", [b'{"model": {"type": "BPE", "vocab": {"a": 0, ', b"#version: 0.2\na b\n", b"plain text"]
+)
 def test_texts_that_are_no_whole_json_tokenizer_build_here(no_leaks, monkeypatch, text):  # noqa: F811
     monkeypatch.setattr(staged_build, "STAGED_BUILD_BYTES", 8)
     monkeypatch.setattr(hooks, "beside_in_stages", ForkedStages)
     idx = build_index_beside(text, "tokenizer.json" if text.startswith(b"{") else "merges.txt")
     plain = build_index(text, "tokenizer.json" if text.startswith(b"{") else "merges.txt")
     assert idx.format == plain.format
-    assert [(f.code, f.start, f.message) for f in idx.findings] == [(f.code, f.start, f.message) for f in plain.findings]
+    assert [(f.code, f.start, f.message) for f in idx.findings] == [
+        (f.code, f.start, f.message) for f in plain.findings
+    ]
     if plain.vocab is not None:  # salvaged JSON: the table came with the index
         assert dict(idx.vocab.tokens.items()) == dict(plain.vocab.tokens.items())
 

@@ -11,14 +11,37 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tokenizer_lsp.core.behaviour.subset_bpe import subset_json
 from tokenizers import Tokenizer
 
 from tests.conftest import corpus_file
-from tokenizer_lsp.core.behaviour.subset_bpe import subset_json
 
 FILES = ["qwen3", "llama3", "llama2", "gemma3"]
-PIECES = ["Hello", " world", "  ", "\t", "\n\n", "我们今天去北京", "👨\u200d👩\u200d👧", "e\u0301", "ế", "Ａ",
-          "ﬁ", "\r\n", "1234567", "’s", " don't", "<", "|", ">", "▁", "Ġ", "\u00a0", "x" * 70, " " * 70]
+PIECES = [
+    "Hello",
+    " world",
+    "  ",
+    "\t",
+    "\n\n",
+    "我们今天去北京",
+    "👨\u200d👩\u200d👧",
+    "e\u0301",
+    "ế",
+    "Ａ",
+    "ﬁ",
+    "\r\n",
+    "1234567",
+    "’s",
+    " don't",
+    "<",
+    "|",
+    ">",
+    "▁",
+    "Ġ",
+    "\u00a0",
+    "x" * 70,
+    " " * 70,
+]
 
 
 @functools.lru_cache(maxsize=4)
@@ -34,8 +57,7 @@ def _whole(name: str):
 def test_subset_encodes_as_the_whole_file(name):
     obj, whole, added = _whole(name)
 
-    @settings(max_examples=40 if name != "gemma3" else 8, deadline=None,
-              suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=40 if name != "gemma3" else 8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(st.lists(st.one_of(st.sampled_from(PIECES + added), st.text(max_size=6)), max_size=25))
     def check(parts):
         text = "".join(parts)

@@ -36,8 +36,12 @@ def imported_modules() -> dict[str, set[str]]:
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names = [node.module]
-            elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "importorskip" \
-                    and node.args and isinstance(node.args[0], ast.Constant):
+            elif (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", None) == "importorskip"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 names = [node.args[0].value]
             for name in names:
                 top = name.split(".")[0]
@@ -84,15 +88,18 @@ def test_every_module_the_tests_import_is_installed_by_the_test_extra():
 
 def test_a_test_importing_a_missing_module_fails_instead_of_skipping(tmp_path):
     """Through tests/conftest.py: importorskip at module level and inside a test."""
-    (tmp_path / "test_needs_a_missing_oracle.py").write_text(textwrap.dedent("""
+    (tmp_path / "test_needs_a_missing_oracle.py").write_text(
+        textwrap.dedent("""
         import pytest
 
         pytest.importorskip("no_such_oracle_module_at_module_level")
 
         def test_runs():
             pass
-    """))
-    (tmp_path / "test_needs_it_inside.py").write_text(textwrap.dedent("""
+    """)
+    )
+    (tmp_path / "test_needs_it_inside.py").write_text(
+        textwrap.dedent("""
         import pytest
 
         def test_runs():
@@ -100,11 +107,32 @@ def test_a_test_importing_a_missing_module_fails_instead_of_skipping(tmp_path):
 
         def test_an_installed_one_is_returned():
             assert pytest.importorskip("json").dumps(1) == "1"
-    """))
+    """)
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "server")])}
-    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "tests.conftest", "-p", "no:cacheprovider",
-                        "-p", "no:xdist", "-q", "-rA", "--continue-on-collection-errors", str(tmp_path)], capture_output=True, text=True, cwd=tmp_path,
-                       env=env, timeout=120, check=False)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "tests.conftest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-q",
+            "-rA",
+            "--continue-on-collection-errors",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     out = r.stdout + r.stderr
     assert r.returncode == 1, out
     assert "no_such_oracle_module_at_module_level is not importable" in out

@@ -25,8 +25,10 @@ COMMANDS = {
     "playground": ("playground", "a local web page: tokens of a text side by side, chat templates rendered"),
 }
 
-DESCRIPTION = ("Language server and checker for LLM tokenizer files (tokenizer.json, vocab.json + "
-               "merges.txt, .tiktoken and the other tokenizer files of a model folder). With no command, serves LSP on stdio.")
+DESCRIPTION = (
+    "Language server and checker for LLM tokenizer files (tokenizer.json, vocab.json + "
+    "merges.txt, .tiktoken and the other tokenizer files of a model folder). With no command, serves LSP on stdio."
+)
 
 EPILOG = """\
 exit status (every command):
@@ -60,10 +62,13 @@ def _command(name: str):
 
 def _top_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="tokenizer-lsp", usage="tokenizer-lsp [--version] [COMMAND] [ARGS...]",
+        prog="tokenizer-lsp",
+        usage="tokenizer-lsp [--version] [COMMAND] [ARGS...]",
         description=DESCRIPTION,
-        epilog="commands:\n" + "\n".join(f"  {n:<10} {h}" for n, (_, h) in COMMANDS.items())
-        + "\n  serve      serve LSP (stdio unless --tcp); the default with no command\n\n" + EPILOG,
+        epilog="commands:\n"
+        + "\n".join(f"  {n:<10} {h}" for n, (_, h) in COMMANDS.items())
+        + "\n  serve      serve LSP (stdio unless --tcp); the default with no command\n\n"
+        + EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"tokenizer-lsp {__version__}")
@@ -82,8 +87,12 @@ def command_parser(name: str) -> argparse.ArgumentParser:
     """The parser of one command, on its own: it is parsed with parse_intermixed_args, which
     argparse refuses on a parser with sub-commands (`encode PATH --special TEXT`)."""
     help_text = COMMANDS[name][1] if name in COMMANDS else "serve LSP (stdio unless --tcp)"
-    p = argparse.ArgumentParser(prog=f"tokenizer-lsp {name}", description=help_text, epilog=EPILOG,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog=f"tokenizer-lsp {name}",
+        description=help_text,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     if name in COMMANDS:
         _command(name).add_arguments(p)  # only the command that runs is imported (tokenizers is slow)
     else:
@@ -111,7 +120,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         args.command = None
         return args
     top = _top_parser().parse_args(argv[:at])
-    args = command_parser(argv[at]).parse_intermixed_args(argv[at + 1:])
+    args = command_parser(argv[at]).parse_intermixed_args(argv[at + 1 :])
     args.command = argv[at]
     for k, v in vars(top).items():  # `tokenizer-lsp --tcp serve` is `serve --tcp`
         if not hasattr(args, k) or (v and not getattr(args, k)):

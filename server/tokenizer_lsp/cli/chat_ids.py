@@ -125,7 +125,7 @@ def sanitized_ids(path: str, marked: str, template_text: str, chat_control: list
             continue
         as_text = i % 2 == 1
         got = enc("\n" + piece, as_text)
-        got = got[len(newline):] if got[: len(newline)] == newline else enc(piece, as_text)
+        got = got[len(newline) :] if got[: len(newline)] == newline else enc(piece, as_text)
         if as_text and engine.token_to_id(piece) in got:
             raise EncodeFailure(f"Can't sanitize {piece!r}: the tokenizer produces it from plain text")
         ids += got
@@ -141,8 +141,9 @@ def rows_for_ids(path: str, ids: list[int], text: str) -> list[dict]:
         piece = engine.decode([tid], skip_special_tokens=False)
         start = text.find(piece, at) if piece else -1
         if start == at:
-            rows.append({"id": tid, "token": engine.id_to_token(tid), "text": piece, "start": at,
-                         "end": at + len(piece)})
+            rows.append(
+                {"id": tid, "token": engine.id_to_token(tid), "text": piece, "start": at, "end": at + len(piece)}
+            )
             at += len(piece)
         else:
             rows.append({"id": tid, "token": engine.id_to_token(tid), "text": piece, "start": at, "end": at})
@@ -167,5 +168,8 @@ def added_tokens_of(path: str) -> list:
         obj = _parsed(path)
     except (OSError, orjson.JSONDecodeError):
         return []
-    return [_Added(a["content"], bool(a.get("special"))) for a in obj.get("added_tokens") or []
-            if isinstance(a, dict) and isinstance(a.get("content"), str)]
+    return [
+        _Added(a["content"], bool(a.get("special")))
+        for a in obj.get("added_tokens") or []
+        if isinstance(a, dict) and isinstance(a.get("content"), str)
+    ]

@@ -20,14 +20,26 @@ from .report import Row, exit_status, report
 
 
 def add_arguments(c) -> None:
-    c.add_argument("paths", nargs="+", metavar="PATH", help="tokenizer files, or folders (each of their tokenizer "
-                   "files with its config files)")
-    c.add_argument("--format", choices=("text", "json"), default="text",
-                   help="json: every finding (hints too) as an array with 0-based LSP ranges")
-    c.add_argument("--show-hints", action="store_true",
-                   help="print hint-level findings too (counted in the summary either way)")
     c.add_argument(
-        "--severity", action="append", default=[], metavar="CODE=LEVEL",
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="tokenizer files, or folders (each of their tokenizer files with its config files)",
+    )
+    c.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="json: every finding (hints too) as an array with 0-based LSP ranges",
+    )
+    c.add_argument(
+        "--show-hints", action="store_true", help="print hint-level findings too (counted in the summary either way)"
+    )
+    c.add_argument(
+        "--severity",
+        action="append",
+        default=[],
+        metavar="CODE=LEVEL",
         help="override a code's severity (error, warning, information, hint, or off); repeatable",
     )
 
@@ -37,8 +49,10 @@ def _severity_overrides(items: list[str]) -> dict[str, str]:
     for item in items:
         code, _, level = item.partition("=")
         if code not in DEFAULT_SEVERITY or level not in (*SEVERITIES, "off"):
-            raise ValueError(f"bad --severity {item!r}: expected CODE=LEVEL with CODE one of "
-                             f"{', '.join(DEFAULT_SEVERITY)} and LEVEL one of {', '.join(SEVERITIES)}, off")
+            raise ValueError(
+                f"bad --severity {item!r}: expected CODE=LEVEL with CODE one of "
+                f"{', '.join(DEFAULT_SEVERITY)} and LEVEL one of {', '.join(SEVERITIES)}, off"
+            )
         out[code] = level
     return out
 
@@ -160,13 +174,26 @@ def _rows(results, fmt: str) -> list[Row]:
             pos = idx.lines.positions(offs, "utf-16")
             for k, (path, _, f, level) in enumerate(group):
                 (sl, sc), (el, ec) = pos[2 * k], pos[2 * k + 1]
-                rows.append(Row(path, level, f.code, f.message, "", {
-                    "path": path,
-                    "range": {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}},
-                    "severity": level, "code": f.code, "message": f.message,
-                }))
+                rows.append(
+                    Row(
+                        path,
+                        level,
+                        f.code,
+                        f.message,
+                        "",
+                        {
+                            "path": path,
+                            "range": {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}},
+                            "severity": level,
+                            "code": f.code,
+                            "message": f.message,
+                        },
+                    )
+                )
         else:
             pos = idx.lines.positions([f.start for _, _, f, _ in group], "utf-32")
-            rows.extend(Row(path, level, f.code, f.message, f"{line + 1}:{col + 1}")
-                        for (path, _, f, level), (line, col) in zip(group, pos))
+            rows.extend(
+                Row(path, level, f.code, f.message, f"{line + 1}:{col + 1}")
+                for (path, _, f, level), (line, col) in zip(group, pos)
+            )
     return rows

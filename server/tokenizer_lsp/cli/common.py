@@ -95,6 +95,8 @@ def say_malformed_lines(path: str, idx, what: str) -> bool:
         line, col = idx.lines.position(f.start, "utf-32")
         err(f"{path}:{line + 1}:{col + 1}: tiktoken-malformed: {f.message}")
     more = f" ({len(bad) - 3} more: run `tokenizer-lsp check`)" if len(bad) > 3 else ""
-    err(f"{path}: {what} leaves out {len(bad)} malformed line{'s' if len(bad) != 1 else ''}{more}; "
-        "tiktoken refuses the file")
+    err(
+        f"{path}: {what} leaves out {len(bad)} malformed line{'s' if len(bad) != 1 else ''}{more}; "
+        "tiktoken refuses the file"
+    )
     return True

@@ -8,7 +8,8 @@ import sys
 import orjson
 
 from ..core.decoded_listing import decoded_rows, text_row
-from .common import err as _err, main_tokenizer_file, say_malformed_lines, syntax_error_line, tokenizer_index
+from .common import err as _err
+from .common import main_tokenizer_file, say_malformed_lines, syntax_error_line, tokenizer_index
 from .progress import progress
 from .report import FAILED, FINDINGS
 

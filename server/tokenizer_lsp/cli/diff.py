@@ -11,10 +11,11 @@ import sys
 import orjson
 
 from ..core.behaviour.diff import compare, with_text
-from ..core.behaviour.diff_sides import DiffError, read_side
 from ..core.behaviour.diff_report import render
+from ..core.behaviour.diff_sides import DiffError, read_side
 from ..core.behaviour.load import read_with_companion
-from .common import err as _err, load_failure_status, main_tokenizer_file
+from .common import err as _err
+from .common import load_failure_status, main_tokenizer_file
 from .progress import progress
 from .report import FAILED
 
@@ -23,8 +24,11 @@ def add_arguments(c) -> None:
     c.add_argument("old", metavar="OLD", help="a tokenizer file, or a folder (its tokenizer.json)")
     c.add_argument("new", metavar="NEW", help="a tokenizer file, or a folder (its tokenizer.json)")
     c.add_argument("--text", metavar="T", help="also encode T with both and compare the ids")
-    c.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file that is not one of "
-                   "the known encodings (for --text)")
+    c.add_argument(
+        "--pattern",
+        metavar="REGEX",
+        help="split pattern of a .tiktoken file that is not one of the known encodings (for --text)",
+    )
     c.add_argument("--format", choices=("text", "json"), default="text")
 
 
@@ -42,8 +46,10 @@ def run(args) -> int:
     if args.text is not None:
         try:
             with progress("encoding the text with both"):
-                (oi, ot), (ni, nt) = (encode_with(old_path, args.text, args.pattern),
-                                      encode_with(new_path, args.text, args.pattern))
+                (oi, ot), (ni, nt) = (
+                    encode_with(old_path, args.text, args.pattern),
+                    encode_with(new_path, args.text, args.pattern),
+                )
         except DiffError as e:
             _err(str(e))
             return _failure_status(e, old_path, new_path)

@@ -8,22 +8,32 @@ import sys
 
 import orjson
 
-from .common import err as _err, load_failure_status, main_tokenizer_file
+from .common import err as _err
+from .common import load_failure_status, main_tokenizer_file
 from .progress import progress
 from .report import FAILED, OK
 
 
 def add_arguments(p) -> None:
-    p.add_argument("path", metavar="PATH", help="tokenizer.json, vocab.json or merges file (with its pair "
-                   "beside it), .tiktoken, or a folder (its tokenizer.json)")
+    p.add_argument(
+        "path",
+        metavar="PATH",
+        help="tokenizer.json, vocab.json or merges file (with its pair "
+        "beside it), .tiktoken, or a folder (its tokenizer.json)",
+    )
     p.add_argument("text", metavar="TEXT", nargs="?", help="the text (default: --file, else stdin)")
-    p.add_argument("--file", metavar="F", help="encode the content of F (exact UTF-8 bytes: CRLF and a "
-                   "final newline are kept)")
+    p.add_argument(
+        "--file", metavar="F", help="encode the content of F (exact UTF-8 bytes: CRLF and a final newline are kept)"
+    )
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--special", action="store_true",
-                   help="add the post-processor's special tokens (BOS/EOS), as add_special_tokens=True")
-    p.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file that is not one of "
-                   "the known encodings")
+    p.add_argument(
+        "--special",
+        action="store_true",
+        help="add the post-processor's special tokens (BOS/EOS), as add_special_tokens=True",
+    )
+    p.add_argument(
+        "--pattern", metavar="REGEX", help="split pattern of a .tiktoken file that is not one of the known encodings"
+    )
 
 
 def run(args) -> int:

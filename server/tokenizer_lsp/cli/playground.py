@@ -11,10 +11,20 @@ from .progress import progress
 
 
 def add_arguments(p) -> None:
-    p.add_argument("paths", metavar="PATH", nargs="*",
-                   help="tokenizer files or model folders, one column each (default: the current folder)")
-    p.add_argument("--port", type=int, default=0, metavar="N", dest="playground_port",
-                   help="listen on this port (default: a free one)")  # not `port`: serve's --port (2087) is merged in
+    p.add_argument(
+        "paths",
+        metavar="PATH",
+        nargs="*",
+        help="tokenizer files or model folders, one column each (default: the current folder)",
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        metavar="N",
+        dest="playground_port",
+        help="listen on this port (default: a free one)",
+    )  # not `port`: serve's --port (2087) is merged in
     p.add_argument("--no-browser", action="store_true", help="print the URL, do not open a browser")
 
 
@@ -70,4 +80,6 @@ def _open_browser(url: str) -> None:
     except Exception:  # noqa: BLE001 (a broken browser setting: the printed URL is enough)
         opened = False
     if not opened:
-        print("tokenizer-lsp playground: no browser to open here: open the URL above in one", file=sys.stderr, flush=True)
+        print(
+            "tokenizer-lsp playground: no browser to open here: open the URL above in one", file=sys.stderr, flush=True
+        )

@@ -27,24 +27,49 @@ class RenderFailure(Exception):
 
 
 def add_arguments(p) -> None:
-    p.add_argument("path", metavar="PATH", help="a model folder, its tokenizer_config.json, a .jinja template "
-                   "(special tokens from its folder) or a .gguf")
-    p.add_argument("--messages", metavar="FILE", help="a JSON list of messages, or an object of apply_chat_template's "
-                   "keyword arguments {\"messages\", \"tools\", \"documents\", ...}; - for stdin (default: the "
-                   "sample chat)")
+    p.add_argument(
+        "path",
+        metavar="PATH",
+        help="a model folder, its tokenizer_config.json, a .jinja template (special tokens from its folder) or a .gguf",
+    )
+    p.add_argument(
+        "--messages",
+        metavar="FILE",
+        help="a JSON list of messages, or an object of apply_chat_template's "
+        "keyword arguments {\"messages\", \"tools\", \"documents\", ...}; - for stdin (default: the "
+        "sample chat)",
+    )
     p.add_argument("--template", metavar="NAME", help="a named template (tool_use, rag, ...)")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--generation-prompt", dest="generation_prompt", action="store_const", const=True,
-                   help="add_generation_prompt=True")
-    g.add_argument("--no-generation-prompt", dest="generation_prompt", action="store_const", const=False,
-                   help="add_generation_prompt=False")
+    g.add_argument(
+        "--generation-prompt",
+        dest="generation_prompt",
+        action="store_const",
+        const=True,
+        help="add_generation_prompt=True",
+    )
+    g.add_argument(
+        "--no-generation-prompt",
+        dest="generation_prompt",
+        action="store_const",
+        const=False,
+        help="add_generation_prompt=False",
+    )
     p.add_argument("--continue-final", action="store_true", help="continue_final_message=True")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=JSON",
-                   help="a template variable (enable_thinking=false); repeatable")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=JSON",
+        help="a template variable (enable_thinking=false); repeatable",
+    )
     p.add_argument("--now", metavar="ISO-8601", help="the time strftime_now reads (default: now)")
     p.add_argument("--ids", action="store_true", help="the token ids, one row per token as encode prints them")
-    p.add_argument("--sanitize", action="store_true", help="encode control tokens typed inside messages as text "
-                   "(sanitize_control_tokens=True); implies --ids")
+    p.add_argument(
+        "--sanitize",
+        action="store_true",
+        help="encode control tokens typed inside messages as text (sanitize_control_tokens=True); implies --ids",
+    )
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
@@ -70,8 +95,9 @@ def _request(args) -> tuple[dict, bool]:
         if isinstance(request, list):
             request = {"messages": request}
         if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
-            raise RenderFailure(f"{args.messages}: expected a JSON list of messages or an object with a "
-                                "\"messages\" list", 2)
+            raise RenderFailure(
+                f"{args.messages}: expected a JSON list of messages or an object with a \"messages\" list", 2
+            )
         is_sample = False
     if args.generation_prompt is not None:
         request["add_generation_prompt"] = args.generation_prompt
@@ -88,9 +114,17 @@ def _request(args) -> tuple[dict, bool]:
     return request, is_sample
 
 
-def render_object(path: str, request: dict, *, ids: bool = True, template: str | None = None,
-                  sanitize: bool = False, now: datetime | None = None, notes: list | None = None,
-                  overrides: dict[str, str] | None = None) -> dict:
+def render_object(
+    path: str,
+    request: dict,
+    *,
+    ids: bool = True,
+    template: str | None = None,
+    sanitize: bool = False,
+    now: datetime | None = None,
+    notes: list | None = None,
+    overrides: dict[str, str] | None = None,
+) -> dict:
     """The `render --format json` object ({"text", "template", "spans", "generation"} and with
     `ids` {"ids", "tokens"}). RenderFailure on a failing template (1) or bad input (2).
     `overrides`: template texts by absolute path of the file holding them, as an editor has
@@ -119,8 +153,10 @@ def render_object(path: str, request: dict, *, ids: bool = True, template: str |
     except Exception as e:  # what the template raises: jinja2's errors, the sandbox's, Python's
         raise RenderFailure(errors.describe(e, place), 1) from e
     if notes is not None and rendered.read_clock:
-        notes.append(f"the template reads the clock (strftime_now): rendered at {(now or datetime.now()).isoformat()}"
-                     " (--now to fix it)")
+        notes.append(
+            f"the template reads the clock (strftime_now): rendered at {(now or datetime.now()).isoformat()}"
+            " (--now to fix it)"
+        )
     out = {"text": rendered.text, "template": {"source": place.label, "name": place.name}}
     if ids:
         tok_path = tokenizer_file(source)
@@ -132,8 +168,9 @@ def render_object(path: str, request: dict, *, ids: bool = True, template: str |
                 from .chat_ids import _load
 
                 engine = _load(tok_path).engine
-                tokens = control_tokens(engine.get_added_tokens_decoder().values(), place.text,
-                                        source.config.get("chat_control_tokens"))
+                tokens = control_tokens(
+                    engine.get_added_tokens_decoder().values(), place.text, source.config.get("chat_control_tokens")
+                )
                 marked = apply(place.text, mark(request, tokens), source.special_tokens, now=now).text
                 id_list = sanitized_ids(tok_path, marked, place.text, source.config.get("chat_control_tokens"))
                 rows = rows_for_ids(tok_path, id_list, rendered.text)
@@ -165,8 +202,10 @@ def _point_out_typed(request, tok_path: str, template_text: str, source, notes: 
 
     tokens = control_tokens(added, template_text, source.config.get("chat_control_tokens"))
     for k, token in typed(request, tokens):
-        notes.append(f"message {k + 1} holds the control token {token!r}: the model sees it as a control token, "
-                     "not as text (--sanitize encodes it as text)")
+        notes.append(
+            f"message {k + 1} holds the control token {token!r}: the model sees it as a control token, "
+            "not as text (--sanitize encodes it as text)"
+        )
 
 
 def run(args) -> int:
@@ -186,8 +225,9 @@ def run(args) -> int:
             _err(f"note: rendering {SAMPLE_NAME} (--messages FILE to give your own)")
         notes: list[str] = []
         ids = args.ids or args.sanitize
-        obj = render_object(args.path, request, ids=ids, template=args.template, sanitize=args.sanitize, now=now,
-                            notes=notes)
+        obj = render_object(
+            args.path, request, ids=ids, template=args.template, sanitize=args.sanitize, now=now, notes=notes
+        )
     except RenderFailure as e:
         _err(str(e))
         return e.status

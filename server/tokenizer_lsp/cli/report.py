@@ -17,8 +17,12 @@ from dataclasses import dataclass, field
 OK, FINDINGS, FAILED = 0, 1, 2
 
 # the order and spelling of the summary ("Found 2 errors, 12 information in 1 file")
-_LEVELS = (("error", "error", "errors"), ("warning", "warning", "warnings"),
-           ("information", "information", "information"), ("hint", "hint", "hints"))
+_LEVELS = (
+    ("error", "error", "errors"),
+    ("warning", "warning", "warnings"),
+    ("information", "information", "information"),
+    ("hint", "hint", "hints"),
+)
 
 
 @dataclass(slots=True)
@@ -43,16 +47,18 @@ def exit_status(failed: bool, rows_or_error) -> int:
     met; `rows_or_error`: the rows reported, or a bool saying whether one is at error level."""
     if failed:
         return FAILED
-    has_error = rows_or_error if isinstance(rows_or_error, bool) else any(
-        r.severity == "error" for r in rows_or_error)
+    has_error = rows_or_error if isinstance(rows_or_error, bool) else any(r.severity == "error" for r in rows_or_error)
     return FINDINGS if has_error else OK
 
 
 def summary_line(counts: Counter, files: int, show_hints: bool, failed_files: int = 0) -> str:
     """`Found 2 errors, 12 information in 1 file; 1562 hints hidden (--show-hints)`, or
     `All checks passed (1 file)` when nothing but hidden hints was found."""
-    shown = [(counts[level], one if counts[level] == 1 else many) for level, one, many in _LEVELS
-             if counts[level] and (level != "hint" or show_hints)]
+    shown = [
+        (counts[level], one if counts[level] == 1 else many)
+        for level, one, many in _LEVELS
+        if counts[level] and (level != "hint" or show_hints)
+    ]
     where = f"{files} file" + ("" if files == 1 else "s")
     if shown:
         line = "Found " + ", ".join(f"{n} {word}" for n, word in shown) + f" in {where}"
@@ -67,8 +73,7 @@ def summary_line(counts: Counter, files: int, show_hints: bool, failed_files: in
     return line
 
 
-def report(rows: list[Row], fmt: str, show_hints: bool, files: int, failed_files: int = 0,
-           out=None) -> None:
+def report(rows: list[Row], fmt: str, show_hints: bool, files: int, failed_files: int = 0, out=None) -> None:
     """Print the findings and, in text, the summary line (stdout, as ruff does). JSON always
     holds every finding, hints included: the summary's counts are the JSON's counts."""
     out = out or sys.stdout
@@ -88,7 +93,12 @@ def _write(rows: list[Row], fmt: str, show_hints: bool, files: int, failed_files
         out.write(orjson.dumps([r.json for r in rows], option=orjson.OPT_INDENT_2).decode() + "\n")
         return
     counts = Counter(r.severity for r in rows)
-    out.write("".join(f"{r.path}:{r.where}: {r.severity} {r.code} {r.message}\n"
-                      for r in rows if show_hints or r.severity != "hint"))
+    out.write(
+        "".join(
+            f"{r.path}:{r.where}: {r.severity} {r.code} {r.message}\n"
+            for r in rows
+            if show_hints or r.severity != "hint"
+        )
+    )
     if files or failed_files:
         out.write(summary_line(counts, files, show_hints, failed_files) + "\n")

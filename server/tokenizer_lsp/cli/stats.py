@@ -16,12 +16,20 @@ from .report import exit_status
 
 
 def add_arguments(c) -> None:
-    c.add_argument("paths", nargs="+", metavar="PATH", help="tokenizer files, or folders (each of their tokenizer files)")
+    c.add_argument(
+        "paths", nargs="+", metavar="PATH", help="tokenizer files, or folders (each of their tokenizer files)"
+    )
     c.add_argument("--format", choices=("text", "json"), default="text")
-    c.add_argument("--no-unreachable", action="store_true",
-                   help="skip loading the tokenizer to count the tokens it can never produce")
-    c.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file that is not one of "
-                   "the known encodings (for its unreachable tokens)")
+    c.add_argument(
+        "--no-unreachable",
+        action="store_true",
+        help="skip loading the tokenizer to count the tokens it can never produce",
+    )
+    c.add_argument(
+        "--pattern",
+        metavar="REGEX",
+        help="split pattern of a .tiktoken file that is not one of the known encodings (for its unreachable tokens)",
+    )
 
 
 def run(args) -> int:
@@ -65,11 +73,14 @@ def run(args) -> int:
                 unreachable, why = _unreachable(path, args.pattern)
             results.append((path, summarize(idx, unreachable, why)))
     if args.format == "json":
-        sys.stdout.write(orjson.dumps([{"path": p, **s} for p, s in results], option=orjson.OPT_INDENT_2).decode()
-                         + "\n")
+        sys.stdout.write(
+            orjson.dumps([{"path": p, **s} for p, s in results], option=orjson.OPT_INDENT_2).decode() + "\n"
+        )
     else:
-        sys.stdout.write("\n\n".join((tables.render_stats if "piece_types" in s else render)(s, p)
-                                     for p, s in results) + ("\n" if results else ""))
+        sys.stdout.write(
+            "\n\n".join((tables.render_stats if "piece_types" in s else render)(s, p) for p, s in results)
+            + ("\n" if results else "")
+        )
     return exit_status(failed, broken)
 
 

@@ -65,6 +65,7 @@ def _read(path: str):
 
 # ---- decode ----------------------------------------------------------------------------
 
+
 def decode(args) -> int | None:
     got = read(args.path)
     if got is None:
@@ -104,9 +105,14 @@ def decoded_rows(plugin, table: TokenTable):
     kind_of = getattr(plugin, "row_kind", None)
     for row in table.rows:
         utf8 = classify(row.data)
-        out = {"id": row.id, "token": row.token, "bytes": row.data.hex(),
-               "text": row.data.decode("utf-8") if utf8.value == "valid" else None,
-               "utf8": utf8.value, "kind": kind_of(table, row) if kind_of else _kind(row)}
+        out = {
+            "id": row.id,
+            "token": row.token,
+            "bytes": row.data.hex(),
+            "text": row.data.decode("utf-8") if utf8.value == "valid" else None,
+            "utf8": utf8.value,
+            "kind": kind_of(table, row) if kind_of else _kind(row),
+        }
         if row.type is not None:
             out["type"] = row.type
         if row.score is not None:
@@ -130,6 +136,7 @@ def _json(obj) -> bytes:
 
 
 # ---- check -----------------------------------------------------------------------------
+
 
 class TableIndex:
     """What check's loop needs of a file a plug-in read: its findings, and lines for a text
@@ -215,6 +222,7 @@ def report_rows(group) -> list:
 
 # ---- stats -----------------------------------------------------------------------------
 
+
 def stats_of(path: str, unreachable: bool):
     """The stats of a file a plug-in claims (render with render_stats), FAILED, or None."""
     got = read(path)
@@ -233,6 +241,7 @@ def stats_of(path: str, unreachable: bool):
 
 
 # ---- encode ----------------------------------------------------------------------------
+
 
 def encode(args, text: str) -> int | None:
     got = read(args.path)
@@ -279,8 +288,16 @@ def encode_result(plugin, table: TokenTable, text: str, special: bool, folder: s
             decoded = data.decode("utf-8")
         except UnicodeDecodeError:
             decoded = None
-        tokens.append({"id": tid, "token": row.token if row is not None else None, "bytes": data.hex(),
-                       "text": decoded, "start": start, "end": end})
+        tokens.append(
+            {
+                "id": tid,
+                "token": row.token if row is not None else None,
+                "bytes": data.hex(),
+                "text": decoded,
+                "start": start,
+                "end": end,
+            }
+        )
     return {"ids": [t["id"] for t in tokens], "tokens": tokens}
 
 
@@ -300,6 +317,7 @@ def _walk_spans(table: TokenTable, text: str, ids: list[int]) -> list[tuple[int,
 
 
 # ---- diff ------------------------------------------------------------------------------
+
 
 def diff_side(path: str):
     """The diff Side of a file a plug-in claims, or None; DiffError when it cannot be read."""
@@ -331,17 +349,35 @@ def table_side(plugin, table: TokenTable, path: str):
         vocab.setdefault(r.token, r.id)
         data.setdefault(r.token, r.data)
     scores = {r.token: r.score for r in table.rows if r.score is not None} or None
-    added = [{"content": r.token, "id": r.id, "special": r.special or r.type == "CONTROL", "normalized": False}
-             for r in table.rows if r.special or r.type in ("CONTROL", "USER_DEFINED")]
+    added = [
+        {"content": r.token, "id": r.id, "special": r.special or r.type == "CONTROL", "normalized": False}
+        for r in table.rows
+        if r.special or r.type in ("CONTROL", "USER_DEFINED")
+    ]
     model_type = {"UNIGRAM": "Unigram", "BPE": "BPE", "WORD": "WordLevel"}.get(
-        str(table.meta.get("model_type")), table.meta.get("model_type") or plugin.name)
+        str(table.meta.get("model_type")), table.meta.get("model_type") or plugin.name
+    )
     flags = dict(getattr(plugin, "diff_flags", lambda t: {})(table))
     style = getattr(plugin, "style", None)
     scheme = Scheme(style) if style in {s.value for s in Scheme} else Scheme.LITERAL
     prefix = str(table.meta.get("continuing_subword_prefix") or "")
     types = {r.token: r.type for r in table.rows if r.type is not None} or None
-    return Side(path, plugin.name, scheme, model_type, vocab, None, added, None, flags, prefix, "",
-                scores, token_bytes=data, types=types)  # SentencePiece BPE ranks merges by score too
+    return Side(
+        path,
+        plugin.name,
+        scheme,
+        model_type,
+        vocab,
+        None,
+        added,
+        None,
+        flags,
+        prefix,
+        "",
+        scores,
+        token_bytes=data,
+        types=types,
+    )  # SentencePiece BPE ranks merges by score too
 
 
 def encode_with(path: str, text: str):

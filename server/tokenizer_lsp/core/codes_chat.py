@@ -15,23 +15,58 @@ def _tokenizer(bos_first: bool = False) -> str:
     """A tiny byte-level tokenizer.json with chat tokens; its post-processor adds <s> when
     `bos_first` (as Llama and Gemma tokenizers do)."""
     vocab = {chr(c): i for i, c in enumerate(range(ord("a"), ord("z") + 1))}
-    added = [{"id": 100 + k, "content": t, "single_word": False, "lstrip": False, "rstrip": False,
-              "normalized": False, "special": True} for k, t in enumerate(_ADDED)]
+    added = [
+        {
+            "id": 100 + k,
+            "content": t,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for k, t in enumerate(_ADDED)
+    ]
     bl = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
-    post = {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
-                                                     {"Sequence": {"id": "A", "type_id": 0}}],
+    post = (
+        {
+            "type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
             "pair": [{"Sequence": {"id": "A", "type_id": 0}}],
-            "special_tokens": {"<s>": {"id": "<s>", "ids": [100], "tokens": ["<s>"]}}} if bos_first else None
-    doc = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
-           "pre_tokenizer": bl, "post_processor": post, "decoder": bl,
-           "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-                     "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                     "vocab": vocab, "merges": []}}
+            "special_tokens": {"<s>": {"id": "<s>", "ids": [100], "tokens": ["<s>"]}},
+        }
+        if bos_first
+        else None
+    )
+    doc = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": None,
+        "pre_tokenizer": bl,
+        "post_processor": post,
+        "decoder": bl,
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": [],
+        },
+    }
     return json.dumps(doc, indent=1) + "\n"
 
 
-_TURNS = ("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}"
-          "{% if add_generation_prompt %}<|assistant|>{% endif %}")
+_TURNS = (
+    "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
 
 
 def _folder(template: str | None, bos_first: bool = False, eos: str = "<|end|>", **files) -> dict[str, str]:
@@ -43,8 +78,10 @@ def _folder(template: str | None, bos_first: bool = False, eos: str = "<|end|>",
     return out
 
 
-_RUN = ("Render it yourself with `tokenizer-lsp render FOLDER --messages chat.json`, or with transformers: "
-        "`AutoTokenizer.from_pretrained(FOLDER).apply_chat_template(messages, tokenize=False)`.")
+_RUN = (
+    "Render it yourself with `tokenizer-lsp render FOLDER --messages chat.json`, or with transformers: "
+    "`AutoTokenizer.from_pretrained(FOLDER).apply_chat_template(messages, tokenize=False)`."
+)
 
 CHAT = {
     "chat-template-syntax": CodeDoc(
@@ -54,14 +91,18 @@ CHAT = {
         "`apply_chat_template` raises `TemplateSyntaxError` for every conversation: the model cannot be chatted "
         "with through transformers, vLLM, TGI or llama.cpp.",
         "Close the block the message names (`{% endfor %}`, `{% endif %}`) or fix the expression. " + _RUN,
-        _folder("{% for m in messages %}{{ m.content }}")),
+        _folder("{% for m in messages %}{{ m.content }}"),
+    ),
     "chat-template-render": CodeDoc(
         "The template compiles but raises on the plain chat (user, assistant, user): its own "
         "`raise_exception` message, or the Python error of an operation.",
         "Every ordinary conversation fails: serving engines answer with an error for each request.",
         "Read the template's message; the line it points at holds the test that failed. " + _RUN,
-        _folder("{% for m in messages %}{% if m.role == 'assistant' %}{{ raise_exception('Only user messages') }}"
-                "{% endif %}{{ m.content }}{% endfor %}")),
+        _folder(
+            "{% for m in messages %}{% if m.role == 'assistant' %}{{ raise_exception('Only user messages') }}"
+            "{% endif %}{{ m.content }}{% endfor %}"
+        ),
+    ),
     "chat-template-rejects": CodeDoc(
         "The template raises on one of the other standard chats (a system message, tools with a call and its "
         "reply, content as a list of parts, reasoning): what it rejects, in its own words, once per kind.",
@@ -69,8 +110,11 @@ CHAT = {
         "error instead of a prompt; knowing which kinds fail saves a production incident.",
         "Accept the kind of chat if the model supports it (merge the system message into the first user turn, "
         "read `content` parts), or leave it: this is information. " + _RUN,
-        _folder("{% if messages[0].role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"
-                + _TURNS)),
+        _folder(
+            "{% if messages[0].role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"
+            + _TURNS
+        ),
+    ),
     "chat-template-double-bos": CodeDoc(
         "The rendered prompt begins with the BOS token and the tokenizer adds one when it encodes with special "
         "tokens (its post-processor, `add_bos_token`, GGUF `tokenizer.ggml.add_bos_token`).",
@@ -79,7 +123,8 @@ CHAT = {
         "tokens, which degrades output.",
         "Drop `{{ bos_token }}` from the template, or stop the tokenizer from adding it; be consistent with what "
         "your serving stack does.",
-        _folder("{{ bos_token }}" + _TURNS, bos_first=True)),
+        _folder("{{ bos_token }}" + _TURNS, bos_first=True),
+    ),
     "chat-template-stop-token": CodeDoc(
         "The token that ends an assistant turn in the rendered plain chat is not a stop token: not in "
         "generation_config.json's `eos_token_id` (nor config.json's), nor the tokenizer's `eos_token`.",
@@ -87,7 +132,8 @@ CHAT = {
         "inventing the user's next turn.",
         "Add the end-of-turn token's id to `eos_token_id` in generation_config.json (a list may hold several), "
         "or make it the `eos_token`.",
-        _folder(_TURNS, eos="</s>")),
+        _folder(_TURNS, eos="</s>"),
+    ),
     "chat-template-generation-prompt": CodeDoc(
         "Rendering with `add_generation_prompt=True` is not the rendering without it plus a non-empty suffix, "
         "or a chat's rendering is not a prefix of the same chat with one more turn.",
@@ -96,7 +142,8 @@ CHAT = {
         "what the model sees at inference.",
         "Write the assistant header under `{% if add_generation_prompt %}`; don't rewrite earlier turns based "
         "on later ones (unless on purpose, as templates that drop old reasoning do).",
-        _folder("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}<|assistant|>")),
+        _folder("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}<|assistant|>"),
+    ),
     "chat-template-portability": CodeDoc(
         "A construct another widely used engine rejects or renders differently: llama.cpp's own Jinja engine, "
         "MiniJinja (TGI, mistral.rs; found by rendering with the `minijinja` library) or huggingface.js "
@@ -104,28 +151,36 @@ CHAT = {
         "The same model folder is served by many engines: a template only jinja2 runs fails, or renders a "
         "different prompt, in the others.",
         "Use the portable spelling the finding gives (a quick fix where it is exact).",
-        _folder("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{{ loop.cycle('', '\\n') }}"
-                "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}")),
+        _folder(
+            "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{{ loop.cycle('', '\\n') }}"
+            "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+        ),
+    ),
     "chat-template-copies": CodeDoc(
         "Two copies of the default template in one folder (tokenizer_config.json's `chat_template` and "
         "`chat_template.jinja`) render differently; says which one takes effect (transformers: the `.jinja` file).",
         "Readers, older transformers and other loaders may read the copy that does not take effect, and "
         "see another prompt than the model gets.",
         "Keep one copy: delete `chat_template` from tokenizer_config.json (the code action moves it).",
-        _folder(_TURNS, chat_template__jinja="", **{"chat_template.jinja": _TURNS.replace("<|end|>", "\n")})),
+        _folder(_TURNS, chat_template__jinja="", **{"chat_template.jinja": _TURNS.replace("<|end|>", "\n")}),
+    ),
     "chat-template-clock": CodeDoc(
         "The template reads the clock (`strftime_now`), typically to write today's date into the system prompt.",
         "The prompt changes every day: prompt caches miss, and outputs are not reproducible.",
         "Nothing to fix if intended; pass a fixed date (`render --now`, a template variable) when reproducing.",
-        _folder("Today is {{ strftime_now('%d %B %Y') }}." + _TURNS)),
+        _folder("Today is {{ strftime_now('%d %B %Y') }}." + _TURNS),
+    ),
     "chat-template-missing": CodeDoc(
         "The tokenizer has chat special tokens (`<|im_start|>`, `<start_of_turn>`, `<|user|>`, …) but the folder "
         "has no chat template.",
-        "`apply_chat_template` raises, and servers fall back to a generic prompt format the model was not "
-        "trained on.",
+        "`apply_chat_template` raises, and servers fall back to a generic prompt format the model was not trained on.",
         "Add the model's template (tokenizer_config.json `chat_template` or `chat_template.jinja`).",
-        _folder(None)),
+        _folder(None),
+    ),
 }
-CHAT["chat-template-copies"] = CodeDoc(CHAT["chat-template-copies"].summary, CHAT["chat-template-copies"].why,
-                                       CHAT["chat-template-copies"].fix,
-                                       {**_folder(_TURNS), "chat_template.jinja": _TURNS.replace("<|end|>", "\n")})
+CHAT["chat-template-copies"] = CodeDoc(
+    CHAT["chat-template-copies"].summary,
+    CHAT["chat-template-copies"].why,
+    CHAT["chat-template-copies"].fix,
+    {**_folder(_TURNS), "chat_template.jinja": _TURNS.replace("<|end|>", "\n")},
+)

@@ -22,8 +22,8 @@ import threading
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, ItemsView, Iterator, Mapping, ValuesView
-from itertools import accumulate, islice
 from functools import partial
+from itertools import accumulate, islice
 from operator import and_, methodcaller, or_
 
 _ENCODE = methodcaller("encode", "utf-8", "surrogatepass")  # tokens may hold lone surrogates

@@ -54,8 +54,11 @@ def text_row_and_stored(row: dict, extra: str = "") -> tuple[str, int]:
     text = row["text"]
     # printable text without a backslash is shown as it is, spaces made visible: what
     # visible_text gives, without its character-by-character pass (most rows)
-    shown = text.replace(" ", "\u2423") if text is not None and text.isprintable() and "\\" not in text \
+    shown = (
+        text.replace(" ", "\u2423")
+        if text is not None and text.isprintable() and "\\" not in text
         else visible_text(data)
+    )
     hexed = data.hex(" ").upper()
     if len(hexed) > HEX_COLUMNS:
         hexed = data[:_HEX_BYTES].hex(" ").upper() + " " + ELLIPSIS
@@ -106,4 +109,3 @@ def _row(tid, token, d) -> dict:
         "utf8": d.utf8.value,
         "kind": d.kind.value,
     }
-

@@ -32,7 +32,6 @@ def new_parse_id() -> int:
     return next(_PARSES)
 
 
-
 @contextmanager
 def collector_paused():
     """An index holds millions of small objects that never form cycles: keep the cyclic
@@ -49,9 +48,16 @@ def collector_paused():
 class DocumentIndex:
     """Everything the features need about one version of one document."""
 
-    def __init__(self, data: bytes, path: str | None, format: str | None = None, doc=None,
-                 findings: list[Finding] | None = None, syntax_error: Finding | None = None,
-                 not_tokenizer_reason: str = "") -> None:
+    def __init__(
+        self,
+        data: bytes,
+        path: str | None,
+        format: str | None = None,
+        doc=None,
+        findings: list[Finding] | None = None,
+        syntax_error: Finding | None = None,
+        not_tokenizer_reason: str = "",
+    ) -> None:
         self.data = data
         self.path = path
         self.format = format  # "tokenizer.json" | "vocab.json" | "merges.txt" | "tiktoken" | "json"
@@ -147,8 +153,11 @@ class DocumentIndex:
         # its line index: this one's counts, mapped through the edits (never this version's
         # text, which a chain of indexes would keep alive); else counted when first needed
         lines = self.__dict__.get("lines")
-        carried = lines.after_edits(new_data, [(s, e, len(n)) for s, e, n in edits]) \
-            if lines is not None and breaks_kept else None
+        carried = (
+            lines.after_edits(new_data, [(s, e, len(n)) for s, e, n in edits])
+            if lines is not None and breaks_kept
+            else None
+        )
         if carried is not None:
             out.__dict__["lines"] = carried
         if "_ordinal_of_id" in self.__dict__:  # ids are no literals: an edit inside one keeps them
@@ -218,8 +227,9 @@ class DocumentIndex:
         ids = tokens.ids() if isinstance(tokens, CompactTokens) else tokens.values()
         # arrays, not lists of ints: after an edit this runs on a keystroke's index, where two
         # lists of 150k ints were 11 MB at the peak (qwen3)
-        ids = array("i", (i if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 1 << 26 else -1
-                          for i in ids))
+        ids = array(
+            "i", (i if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 1 << 26 else -1 for i in ids)
+        )
         if ids == array("i", range(len(ids))):
             return range(len(ids))  # keys in id order (most files): no table in memory
         where = array("i", [-1]) * (max(ids, default=-1) + 1)

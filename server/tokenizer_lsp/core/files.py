@@ -8,6 +8,7 @@ from .detect import VOCAB_NAMES, is_chat_template_name, is_config_name
 from .index import DocumentIndex, build_index, load_vocabulary
 from .model import Vocabulary
 
+
 def file_beside(path: str, names: tuple[str, ...]) -> str | None:
     """The first of these file names that exists in the folder of `path`."""
     folder = os.path.dirname(os.path.abspath(path))

@@ -24,9 +24,12 @@ __all__ = ["DocumentIndex", "TokenOfId", "build_index", "collector_paused", "loa
 NOT_TOKENIZER = "not a tokenizer file (JSON without a tokenizer model or token->id vocab)"
 
 
-def build_index(data: bytes, path: str | None = None,
-                companion: Callable[[], Vocabulary | None] | None = None,
-                assume_tokenizer: bool = False) -> DocumentIndex:
+def build_index(
+    data: bytes,
+    path: str | None = None,
+    companion: Callable[[], Vocabulary | None] | None = None,
+    assume_tokenizer: bool = False,
+) -> DocumentIndex:
     """Detect, parse and check one version of a text. `companion` gives the vocabulary a
     merges file is checked against; `assume_tokenizer`: it was one before (broken JSON of
     a document that parsed earlier is still reported). A model folder's config file is

@@ -51,8 +51,12 @@ class MergeLayout:
     escaped: array | None = field(repr=False)
 
     def fits(self, data: bytes, starts: array) -> bool:
-        return len(data) == self.data_size and len(starts) == self.literal_count and bool(starts) \
+        return (
+            len(data) == self.data_size
+            and len(starts) == self.literal_count
+            and bool(starts)
             and starts[0] == self.first_start
+        )
 
 
 def detect_layout(data: bytes, starts: array, ends: array, pairs: bool) -> MergeLayout | None:
@@ -70,8 +74,11 @@ def detect_layout(data: bytes, starts: array, ends: array, pairs: bool) -> Merge
             return None
         # first parts after `[` on a line of its own, second parts after `,` ending the
         # first's line, each pair closed by `]` on the line after its second part
-        checks = ((head.group(0), starts[0::2], True), (b"," + nl + indent, starts[1::2], True),
-                  (nl + outer + b"]", ends[1::2], False))
+        checks = (
+            (head.group(0), starts[0::2], True),
+            (b"," + nl + indent, starts[1::2], True),
+            (nl + outer + b"]", ends[1::2], False),
+        )
         breaks = 4 * (n // 2) - 3  # 1 inside a pair, 3 between pairs: the fewest those allow
     else:
         nl, indent = head.groups()
@@ -83,8 +90,11 @@ def detect_layout(data: bytes, starts: array, ends: array, pairs: bool) -> Merge
     # anywhere, and each line break is one (no CR but in CRLF when the layout has CRLF)
     lo, hi = s0, starts[-1]
     crs = data.count(b"\r", lo, hi)
-    if data.count(b"\n", lo, hi) != breaks or crs != (breaks if nl == b"\r\n" else 0) \
-            or data.count(b"\r\n", lo, hi) != crs:
+    if (
+        data.count(b"\n", lo, hi) != breaks
+        or crs != (breaks if nl == b"\r\n" else 0)
+        or data.count(b"\r\n", lo, hi) != crs
+    ):
         return None
     escaped = _escaped(data, starts, ends) if pairs else None  # strings: their bytes tell
     return MergeLayout(pairs, len(data), s0, n, len(indent), 4 if pairs else 1, escaped)
@@ -108,7 +118,7 @@ def _around(data: bytes, text: bytes, offsets: array, before: bool) -> bool:
     """Whether `text` ends (before) or starts (not before) at every offset."""
     shift = len(text) if before else 0
     for lo in range(0, len(offsets), _WINDOW):
-        at = map(sub, offsets[lo:lo + _WINDOW], repeat(shift))
+        at = map(sub, offsets[lo : lo + _WINDOW], repeat(shift))
         if not all(map(data.startswith, repeat(text), at)):
             return False
     return True
@@ -150,8 +160,15 @@ class RangeRun:
         return RangeRun(self.lines[lo:hi], cut(self.start), cut(self.end), self.span_of, self.first + lo)
 
 
-def part_ranges(data: bytes, lines: LineIndex, layout: MergeLayout, literals: tuple[array, array],
-                keys: array, token: str, encoding: str) -> RangeRun | None:
+def part_ranges(
+    data: bytes,
+    lines: LineIndex,
+    layout: MergeLayout,
+    literals: tuple[array, array],
+    keys: array,
+    token: str,
+    encoding: str,
+) -> RangeRun | None:
     """Ranges of the merge parts `keys` (4 * rank + part, ascending) that are the token,
     as the general path would give them, or None when the layout cannot tell them."""
     starts, ends = literals

@@ -80,8 +80,13 @@ class RenamedTokens(Mapping):
 
     __slots__ = ("base", "origin", "removed", "renamed")
 
-    def __init__(self, base: dict[str, int], renamed: dict[str, int] | None = None,
-                 removed: frozenset[str] = frozenset(), origin: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        base: dict[str, int],
+        renamed: dict[str, int] | None = None,
+        removed: frozenset[str] = frozenset(),
+        origin: dict[str, str] | None = None,
+    ) -> None:
         self.base, self.renamed, self.removed = base, renamed or {}, removed
         self.origin = origin or {}  # renamed key -> the base key it stands for
 
@@ -232,4 +237,3 @@ class TokenRef:
     token: str
     rank: int | None = None  # merge rank
     part: int | None = None  # 0 or 1 within a merge, None for a whole-merge literal
-

@@ -54,7 +54,7 @@ def _pack(column: array) -> bytes:
 
 
 def _ordinal_at(packed: bytes, k: int) -> int:
-    v = int.from_bytes(packed[_WIDTH * k:_WIDTH * k + _WIDTH], "little")
+    v = int.from_bytes(packed[_WIDTH * k : _WIDTH * k + _WIDTH], "little")
     return -1 if v == _NONE else v
 
 
@@ -83,7 +83,7 @@ def _unpack(raw: bytes, width: int) -> array:
 
 
 def _int_at(raw: bytes, width: int, k: int) -> int:
-    return int.from_bytes(raw[width * k:width * k + width], "little")
+    return int.from_bytes(raw[width * k : width * k + width], "little")
 
 
 def _find(raw: bytes, width: int, value: int) -> int:
@@ -110,15 +110,17 @@ class Bucket:
 
 
 class Navigation:
-    def __init__(self, token_count: int, columns: tuple[array, array, array] | None,
-                 decoded: list[str], stored: list[str]) -> None:
+    def __init__(
+        self, token_count: int, columns: tuple[array, array, array] | None, decoded: list[str], stored: list[str]
+    ) -> None:
         firsts, seconds, results = columns or (array("i"), array("i"), array("i"))
         self.merge_count = len(results)
         producer = _lowest_producers(token_count, results)
         self._more_producers = _more_producers(producer, results)
         self._token_count, self._producer = token_count, _pack(producer)  # ranks fit as ordinals do
-        (self._use_keys, self._key_width), (self._use_starts, self._start_width), self._self_merges = \
-            _uses_by_token(token_count, firsts, seconds)
+        (self._use_keys, self._key_width), (self._use_starts, self._start_width), self._self_merges = _uses_by_token(
+            token_count, firsts, seconds
+        )
         self._buckets = _buckets(decoded, stored)  # by length, then width
         # where the merges' literals sit when their layout is regular (core.merge_layout):
         # set by build_navigation
@@ -131,8 +133,12 @@ class Navigation:
         back in the indexes by a search of their bytes."""
         if not 0 <= rank < self.merge_count:
             return -1, -1, -1
-        first, second = (self._group_of(_find(self._use_keys, self._key_width, 4 * rank + p), self._use_starts,
-                                        self._start_width, None) for p in (0, 1))
+        first, second = (
+            self._group_of(
+                _find(self._use_keys, self._key_width, 4 * rank + p), self._use_starts, self._start_width, None
+            )
+            for p in (0, 1)
+        )
         result = _find(self._producer, _WIDTH, rank)
         if result < 0:  # not a lowest producer: one of the others
             (tokens, tw), (starts, sw), (ranks, rw) = self._more_producers
@@ -162,7 +168,7 @@ class Navigation:
         k = bisect_left(range(n), ordinal, key=lambda i: _int_at(tokens, tw, i))
         if k == n or _int_at(tokens, tw, k) != ordinal:
             return [first]
-        return [first, *_unpack(ranks[rw * _int_at(starts, sw, k):rw * _int_at(starts, sw, k + 1)], rw)]
+        return [first, *_unpack(ranks[rw * _int_at(starts, sw, k) : rw * _int_at(starts, sw, k + 1)], rw)]
 
     def uses(self, ordinal: int) -> int:
         """How many distinct merges have this token as a part (a merge of a token with
@@ -175,7 +181,7 @@ class Navigation:
         rank then part: file order)."""
         lo, hi = self._use_range(ordinal)
         w = self._key_width
-        return _unpack(self._use_keys[w * lo:w * hi], w)
+        return _unpack(self._use_keys[w * lo : w * hi], w)
 
     def using(self, ordinal: int) -> list[tuple[int, int]]:
         """(rank, part) of every use of this token as a merge part, by rank then part."""
@@ -206,7 +212,7 @@ class Navigation:
                 for k in _fixed_hits(bucket.decoded, w, query) | _hits(bucket.stored, bucket.stored_starts, stored):
                     o = _ordinal_at(bucket.ordinals, k)
                     if o != stored_exact:
-                        found.append((o, length == len(query) and bucket.decoded[k * w:k * w + length] == query))
+                        found.append((o, length == len(query) and bucket.decoded[k * w : k * w + length] == query))
             found.sort()  # vocabulary order within a length, as one bucket of them had
             for o, is_exact in found:
                 (exact if is_exact else rest).append(o)
@@ -241,7 +247,9 @@ def _more_producers(producer: array, results: array) -> tuple[tuple[bytes, int],
     return _pack_wide(tokens), _pack_wide(starts), _pack_wide(later)
 
 
-def _uses_by_token(token_count: int, firsts: array, seconds: array) -> tuple[tuple[bytes, int], tuple[bytes, int], dict[int, int]]:
+def _uses_by_token(
+    token_count: int, firsts: array, seconds: array
+) -> tuple[tuple[bytes, int], tuple[bytes, int], dict[int, int]]:
     """The inverted index of merge parts: ((keys `4 * rank + part` grouped by token, each
     group ascending), (where each token's group starts, token_count + 1 of them)), each
     packed (raw, width); and how many merges of a token with itself each such token has."""

@@ -31,7 +31,7 @@ def added_entry(idx: DocumentIndex, token: str) -> Span | None:
     spans = (getattr(doc, "_tables", None) or {}).get("added") or []
     entries = getattr(doc, "added_list", [])
     # the matching entries found in C (gemma3 has 6415 added tokens)
-    same = map(eq, map(methodcaller("get", "content"), entries[:len(spans)]), repeat(token))
+    same = map(eq, map(methodcaller("get", "content"), entries[: len(spans)]), repeat(token))
     for k in compress(range(len(spans)), same):
         if spans[k][1] > spans[k][0]:
             return spans[k]
@@ -83,8 +83,14 @@ def _other_occurrences(idx: DocumentIndex, nav: Navigation | None, token: str, i
 Range = tuple[tuple[int, int], tuple[int, int]]
 
 
-def reference_ranges(idx: DocumentIndex, nav: Navigation | None, token: str, include_declaration: bool, encoding: str,
-                     use_layout: bool = True) -> list[Range | RangeRun]:
+def reference_ranges(
+    idx: DocumentIndex,
+    nav: Navigation | None,
+    token: str,
+    include_declaration: bool,
+    encoding: str,
+    use_layout: bool = True,
+) -> list[Range | RangeRun]:
     """The ranges of references() in file order, in the client's column encoding: the merge
     parts as one RangeRun (split around the other occurrences) when the merges' layout
     gives their positions (core.merge_layout), else each range computed from its span.
@@ -143,7 +149,9 @@ def split_tree(root, split, max_depth: int = 6, max_nodes: int = 40) -> list[tup
     return out
 
 
-def merge_tree(idx: DocumentIndex, nav: Navigation | None, token: str, max_depth: int = 6, max_nodes: int = 40) -> list[tuple[int, str, int | None]]:
+def merge_tree(
+    idx: DocumentIndex, nav: Navigation | None, token: str, max_depth: int = 6, max_nodes: int = 40
+) -> list[tuple[int, str, int | None]]:
     """The token split by its producing merge, recursively, down to base tokens (whose
     rank is None)."""
     if nav is None:

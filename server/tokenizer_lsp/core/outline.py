@@ -15,8 +15,17 @@ from .formats.json_layout import STRING
 from .index import DocumentIndex
 
 _SCAN = re.compile(STRING + rb"|[{}\[\],:]")
-_SECTIONS = ("version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer",
-             "post_processor", "decoder", "model")
+_SECTIONS = (
+    "version",
+    "truncation",
+    "padding",
+    "added_tokens",
+    "normalizer",
+    "pre_tokenizer",
+    "post_processor",
+    "decoder",
+    "model",
+)
 
 
 @dataclass
@@ -130,16 +139,22 @@ def _sections(idx: DocumentIndex, found) -> list[Section]:
                 content = entry.get("content", "")
                 label = visible_text(content.encode("utf-8", "surrogatepass")) or "∅"
                 detail = f"id {entry.get('id')}" + (", special" if entry.get("special") else "")
-                sec.children.append(Section(label, detail, "key", es if es >= 0 else cs,
-                                            ee + 1 if ee >= 0 else ce, cs, ce))
+                sec.children.append(
+                    Section(label, detail, "key", es if es >= 0 else cs, ee + 1 if ee >= 0 else ce, cs, ce)
+                )
         elif name == "model":
             sec = Section("model", v.model_type, "module", s, e, *sel)
-            for sub, label in (("vocab", f"vocab ({len(v.tokens):,})"),
-                               ("merges", f"merges ({getattr(doc, 'merge_count', 0) or len(idx.merges()):,})")):
+            for sub, label in (
+                ("vocab", f"vocab ({len(v.tokens):,})"),
+                ("merges", f"merges ({getattr(doc, 'merge_count', 0) or len(idx.merges()):,})"),
+            ):
                 w = found.get((2, sub))
                 if w is not None:
-                    sec.children.append(Section(label, "", "array" if sub == "merges" else "object",
-                                                w[0], w[1], w[0], w[0] + len(sub) + 2))
+                    sec.children.append(
+                        Section(
+                            label, "", "array" if sub == "merges" else "object", w[0], w[1], w[0], w[0] + len(sub) + 2
+                        )
+                    )
         else:
             sec = Section(name, "", "object", s, e, *sel)
         out.append(sec)

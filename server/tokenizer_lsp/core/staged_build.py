@@ -24,8 +24,13 @@ from .index import DocumentIndex, build_index, new_parse_id
 STAGED_BUILD_BYTES = 1 << 20
 
 
-def build_index_beside(data: bytes, path: str | None, companion=None, assume_tokenizer: bool = False,
-                       cancel: hooks.CancelToken | None = None) -> DocumentIndex:
+def build_index_beside(
+    data: bytes,
+    path: str | None,
+    companion=None,
+    assume_tokenizer: bool = False,
+    cancel: hooks.CancelToken | None = None,
+) -> DocumentIndex:
     """build_index(...), built beside this process when the text is large (see the module
     docstring); the same index either way. JSON only: a tiktoken or merges file keeps its
     table as it is made (a dict the checks and hovers use), which would have to be sent
@@ -64,8 +69,7 @@ def build_index_beside(data: bytes, path: str | None, companion=None, assume_tok
     return idx
 
 
-def build_index_in_stages(data: bytes, path: str | None, companion=None,
-                          assume_tokenizer: bool = False) -> Iterator:
+def build_index_in_stages(data: bytes, path: str | None, companion=None, assume_tokenizer: bool = False) -> Iterator:
     """Yields (index, whether its token table was taken out), then that table (None when
     it was not)."""
     idx = build_index(data, path, companion, assume_tokenizer)

@@ -40,8 +40,12 @@ def table_index(data: bytes, path: str | None, assume_tokenizer: bool = False) -
     if plugin is None:
         return None
     if plugin.binary:
-        return DocumentIndex(data, path, not_tokenizer_reason=f"a binary {plugin.label} file: open its decoded "
-                             "view (command tokenizer-lsp.decodedVocabulary)")
+        return DocumentIndex(
+            data,
+            path,
+            not_tokenizer_reason=f"a binary {plugin.label} file: open its decoded "
+            "view (command tokenizer-lsp.decodedVocabulary)",
+        )
 
     with collector_paused():
         try:

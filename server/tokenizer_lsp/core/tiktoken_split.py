@@ -9,15 +9,17 @@ from collections.abc import Callable
 
 def rank_lookup(tokens) -> Callable[[bytes], int | None]:
     """bytes -> rank through the rank file's vocabulary (keyed by canonical base64)."""
+
     def rank(data: bytes) -> int | None:
         return tokens.get(base64.b64encode(data).decode("ascii"))
+
     return rank
 
 
 def inferred_split(data: bytes, own_rank: int, rank: Callable[[bytes], int | None]) -> list[bytes]:
     """The pieces left when merging stops: two for a token one merge builds, more when no
     single merge does, one for a single byte."""
-    parts = [data[i:i + 1] for i in range(len(data))]
+    parts = [data[i : i + 1] for i in range(len(data))]
     while len(parts) > 1:
         best = None
         for i in range(len(parts) - 1):
@@ -27,5 +29,5 @@ def inferred_split(data: bytes, own_rank: int, rank: Callable[[bytes], int | Non
         if best is None:
             break
         i = best[1]
-        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
     return parts

@@ -113,10 +113,16 @@ class BesideReach:
                 raise TimeoutError("the unreachable set took too long, or other work kept the server busy")
             try:
                 started = time.perf_counter()
-                found = forked.run_in_child(light_unreachable, data, path, timeout=max(1.0, deadline - time.monotonic()),
-                                            started=self._started, niceness=NICENESS, alone=True)
-                log.info("unreachable set computed in a forked child in %.0f ms",
-                         (time.perf_counter() - started) * 1e3)
+                found = forked.run_in_child(
+                    light_unreachable,
+                    data,
+                    path,
+                    timeout=max(1.0, deadline - time.monotonic()),
+                    started=self._started,
+                    niceness=NICENESS,
+                    alone=True,
+                )
+                log.info("unreachable set computed in a forked child in %.0f ms", (time.perf_counter() - started) * 1e3)
                 return found
             except forked.Busy:
                 time.sleep(QUIET_POLL_S)  # another child is alive: after it

@@ -51,8 +51,11 @@ class Worker:
             from ..cli.render import RenderFailure, render_object
 
             try:
-                return {"result": render_object(request["source"], request["request"],
-                                                overrides=request.get("overrides") or None)}
+                return {
+                    "result": render_object(
+                        request["source"], request["request"], overrides=request.get("overrides") or None
+                    )
+                }
             except RenderFailure as e:
                 return {"result": {"failure": str(e), "status": e.status}}
         if op not in ("load", "encode", "unreachable"):
@@ -75,8 +78,9 @@ class Worker:
         if op == "encode":
             from ..core.behaviour.encode import encode
 
-            return {"result": encode(loaded, request["text"], bool(request.get("special")),
-                                     request.get("tokenizer_path"))}
+            return {
+                "result": encode(loaded, request["text"], bool(request.get("special")), request.get("tokenizer_path"))
+            }
         from ..core.behaviour.reachability import unreachable_tokens
 
         started = time.perf_counter()
@@ -95,8 +99,9 @@ class Worker:
         found = unreachable_by_structure(request["data"], request.get("path"))
         if found is None:
             return None
-        log.info("%d unreachable tokens read off the merges in %.0f ms", len(found),
-                 (time.perf_counter() - started) * 1e3)
+        log.info(
+            "%d unreachable tokens read off the merges in %.0f ms", len(found), (time.perf_counter() - started) * 1e3
+        )
         return self._kept(request, found)
 
     def _kept(self, request: dict, found: list) -> list:
@@ -116,7 +121,8 @@ class Worker:
         wkey = request.get("key")
         if "data" in request:
             self.content_keys[wkey] = reachability_cache.key_of(
-                request["data"], request.get("path"), request.get("companion"), request.get("pattern"))
+                request["data"], request.get("path"), request.get("companion"), request.get("pattern")
+            )
             while len(self.content_keys) > 4 * KEEP:
                 self.content_keys.pop(next(iter(self.content_keys)))
         key = self.content_keys.get(wkey)
@@ -137,12 +143,20 @@ class Worker:
             self.loaded.popitem(last=False)
         started = time.perf_counter()
         try:
-            value = load_tokenizer(request["data"], request.get("path"), request.get("companion"),
-                                   request.get("pattern"), companion_path=request.get("companion_path"))
+            value = load_tokenizer(
+                request["data"],
+                request.get("path"),
+                request.get("companion"),
+                request.get("pattern"),
+                companion_path=request.get("companion_path"),
+            )
         except LoadError as e:
             value = e
-        log.info("%s loaded in %.0f ms", os.path.basename(request.get("path") or "a tokenizer"),
-                 (time.perf_counter() - started) * 1e3)
+        log.info(
+            "%s loaded in %.0f ms",
+            os.path.basename(request.get("path") or "a tokenizer"),
+            (time.perf_counter() - started) * 1e3,
+        )
         self.loaded[key] = value
         return value
 
@@ -180,8 +194,9 @@ def main() -> int:
     parent = os.getppid()
     _die_with(parent)
     _background()
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                        format="%(asctime)s %(levelname)s tokenizer-lsp engine: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s tokenizer-lsp engine: %(message)s"
+    )
     # answers go to the original stdout; anything a library prints goes to stderr instead
     out = os.dup(1)
     os.dup2(2, 1)
@@ -199,8 +214,11 @@ def main() -> int:
         try:
             reply = worker.handle(request if isinstance(request, dict) else {})
         except Exception as e:  # noqa: BLE001 (logged: one bad request never ends the process)
-            log.error("request %s failed:\n%s", request.get("op") if isinstance(request, dict) else "?",
-                      traceback.format_exc())
+            log.error(
+                "request %s failed:\n%s",
+                request.get("op") if isinstance(request, dict) else "?",
+                traceback.format_exc(),
+            )
             reply = {"error": f"{type(e).__name__}: {e}"}
         del request
         try:

@@ -51,8 +51,12 @@ def _text_edits(data: bytes, edits, encoding: str) -> list[dict]:
     out = []
     for start, end, new in edits:
         (a, b), (c, d) = lines.positions([start, end], encoding)
-        out.append({"range": {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}},
-                    "newText": new.decode("utf-8", "surrogatepass")})
+        out.append(
+            {
+                "range": {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}},
+                "newText": new.decode("utf-8", "surrogatepass"),
+            }
+        )
     return out
 
 
@@ -62,9 +66,17 @@ def _workspace_edit(ls, move: Move, here: str, here_version: int, here_data: byt
         path, text = move.create
         uri = _uri(path)
         changes.append({"kind": "create", "uri": uri, "options": {"overwrite": False, "ignoreIfExists": False}})
-        changes.append({"textDocument": {"uri": uri, "version": None},
-                        "edits": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
-                                   "newText": text}]})
+        changes.append(
+            {
+                "textDocument": {"uri": uri, "version": None},
+                "edits": [
+                    {
+                        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                        "newText": text,
+                    }
+                ],
+            }
+        )
     for path, edits in move.edits.items():
         if os.path.abspath(path) == os.path.abspath(here):
             data, version = here_data, here_version
@@ -72,8 +84,12 @@ def _workspace_edit(ls, move: Move, here: str, here_version: int, here_data: byt
             data, version = _text_of(ls, path)
             if data is None:
                 return None
-        changes.append({"textDocument": {"uri": _uri(path), "version": version},
-                        "edits": _text_edits(data, edits, ls.session.encoding)})
+        changes.append(
+            {
+                "textDocument": {"uri": _uri(path), "version": version},
+                "edits": _text_edits(data, edits, ls.session.encoding),
+            }
+        )
     if move.delete is not None:
         changes.append({"kind": "delete", "uri": _uri(move.delete)})
     return {"documentChanges": changes}
@@ -97,8 +113,9 @@ def chat_template_actions(ls, uri: str, version: int, snap, start: int, end: int
         return []
     action = {"title": move.title, "kind": REFACTOR}
     needed = ({"create"} if move.create else set()) | ({"delete"} if move.delete else set())
-    if move.disabled is None and not (_caps(ls, "workspace.workspace_edit.document_changes")
-                                      and needed <= _resource_operations(ls)):
+    if move.disabled is None and not (
+        _caps(ls, "workspace.workspace_edit.document_changes") and needed <= _resource_operations(ls)
+    ):
         move.disabled = "the editor does not create or delete files through a WorkspaceEdit"
     if move.disabled is None:
         edit = _workspace_edit(ls, move, doc.path, version, idx.data)

@@ -62,16 +62,37 @@ class EngineClient:
 
     # ---- the API ----------------------------------------------------------------------------
 
-    async def encode(self, key, data: bytes, path: str | None, companion: bytes | None, text: str,
-                     special: bool = False, companion_path: str | None = None, pattern: str | None = None) -> dict:
+    async def encode(
+        self,
+        key,
+        data: bytes,
+        path: str | None,
+        companion: bytes | None,
+        text: str,
+        special: bool = False,
+        companion_path: str | None = None,
+        pattern: str | None = None,
+    ) -> dict:
         """`core.behaviour.encode.encode` of text with the tokenizer in `data` (`pattern`: the
         split regex of a .tiktoken file that is no known encoding); LoadError when the file
         cannot be loaded, EngineError when the worker fails."""
-        return await self._call("encode", key, data, path, companion, ENCODE_TIMEOUT_S, companion_path,
-                                pattern=pattern, text=text, special=special, tokenizer_path=path)
+        return await self._call(
+            "encode",
+            key,
+            data,
+            path,
+            companion,
+            ENCODE_TIMEOUT_S,
+            companion_path,
+            pattern=pattern,
+            text=text,
+            special=special,
+            tokenizer_path=path,
+        )
 
-    async def unreachable(self, key, data: bytes | list, path: str | None, companion: bytes | None,
-                          companion_path: str | None = None) -> list:
+    async def unreachable(
+        self, key, data: bytes | list, path: str | None, companion: bytes | None, companion_path: str | None = None
+    ) -> list:
         """`core.behaviour.reachability.unreachable_tokens` of the tokenizer in `data`. The
         text may come in a one-item list, which is emptied once the worker has it: a 30 MB
         text is not kept alive for the seconds the computation takes (the document may have
@@ -103,16 +124,25 @@ class EngineClient:
             del text
         # the worker: a vocab.json with its merges, a .tiktoken file, or a file the engine
         # must load (told so it does not read the file's shape again)
-        return await self._call("unreachable", key, handed, path, companion, UNREACHABLE_TIMEOUT_S, companion_path,
-                                **({"engine_only": True} if beside_tried else {}))
+        return await self._call(
+            "unreachable",
+            key,
+            handed,
+            path,
+            companion,
+            UNREACHABLE_TIMEOUT_S,
+            companion_path,
+            **({"engine_only": True} if beside_tried else {}),
+        )
 
     def _beside_set(self, data: bytes, path: str | None) -> list | None:
         if self._beside is None:
             self._beside = BesideReach()
         return self._beside.compute(data, path, UNREACHABLE_TIMEOUT_S)
 
-    async def load_error(self, key, data: bytes, path: str | None, companion: bytes | None,
-                         companion_path: str | None = None) -> str | None:
+    async def load_error(
+        self, key, data: bytes, path: str | None, companion: bytes | None, companion_path: str | None = None
+    ) -> str | None:
         """Why the tokenizer in `data` cannot be loaded, or None when it loads."""
         try:
             await self._call("load", key, data, path, companion, ENCODE_TIMEOUT_S, companion_path)
@@ -123,8 +153,9 @@ class EngineClient:
     async def render(self, path: str, request: dict, overrides: dict[str, str] | None = None) -> dict:
         """cli.render.render_object in the worker (a chat template is untrusted code: it runs
         there, off the server's loop and interpreter): the object, or {"failure", "status"}."""
-        return await self._call("render", None, None, None, None, RENDER_TIMEOUT_S, source=path, request=request,
-                                overrides=overrides or {})
+        return await self._call(
+            "render", None, None, None, None, RENDER_TIMEOUT_S, source=path, request=request, overrides=overrides or {}
+        )
 
     async def ping(self) -> int:
         """The worker's process id (starting it if needed)."""
@@ -186,8 +217,9 @@ class EngineClient:
 
     # ---- one request at a time, in the engine thread -------------------------------------------
 
-    async def _call(self, op: str, key, data, path, companion, timeout: float, companion_path=None,
-                    pattern=None, **fields):
+    async def _call(
+        self, op: str, key, data, path, companion, timeout: float, companion_path=None, pattern=None, **fields
+    ):
         loop = asyncio.get_running_loop()
         # the companion, pattern and the folder's added_tokens.json and configs are part of what
         # was loaded (a merges file's vocabulary may change alone)
@@ -196,11 +228,20 @@ class EngineClient:
         else:
             handed, size = [data], len(data) if data is not None else 0
         del data
-        wkey = (key, size,
-                zlib.crc32(companion) if companion is not None else None, pattern,
-                folder_stamp(path) if companion is not None else None)
-        load = {"data": handed, "path": path, "companion": companion, "companion_path": companion_path,
-                "pattern": pattern}
+        wkey = (
+            key,
+            size,
+            zlib.crc32(companion) if companion is not None else None,
+            pattern,
+            folder_stamp(path) if companion is not None else None,
+        )
+        load = {
+            "data": handed,
+            "path": path,
+            "companion": companion,
+            "companion_path": companion_path,
+            "pattern": pattern,
+        }
         return await loop.run_in_executor(self._thread, self._request, op, wkey, load, timeout, fields)
 
     def _request(self, op: str, wkey, load: dict, timeout: float, fields: dict):
@@ -219,8 +260,9 @@ class EngineClient:
             proc = self._running()
             if send_text and op not in ("ping", "render"):  # a render reads the folder itself
                 if not load["data"]:
-                    raise EngineError(f"the tokenizer engine stopped while working ({op}); it starts again "
-                                      "on the next request")
+                    raise EngineError(
+                        f"the tokenizer engine stopped while working ({op}); it starts again on the next request"
+                    )
                 msg = {**message, **{k: large(v[0] if k == "data" else v) for k, v in load.items()}}
             else:
                 msg = message
@@ -241,8 +283,10 @@ class EngineClient:
             except (BrokenPipeError, Closed, OSError):
                 self._stop()
                 if expired.is_set():
-                    raise EngineError(f"the tokenizer engine did not answer within {timeout:.0f} s ({op}); "
-                                      "it was stopped and starts again on the next request") from None
+                    raise EngineError(
+                        f"the tokenizer engine did not answer within {timeout:.0f} s ({op}); "
+                        "it was stopped and starts again on the next request"
+                    ) from None
                 # it had just left (idle) or crashed: a fresh one gets the text again
                 log.info("engine worker %s gone; starting another", proc.pid)
                 send_text = True
@@ -282,7 +326,10 @@ class EngineClient:
         env["PYTHONPATH"] = os.pathsep.join(paths)
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "tokenizer_lsp.engine.worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            bufsize=0,
+            env=env,
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # Windows: no console flashes up
             **processes.helper_popen_options(),
         )

@@ -29,8 +29,13 @@ from lsprotocol import types
 from pygls.protocol import JsonRPCResponseMessage
 
 # what the server sends the client on its own (lsp/publisher.py, lsp/progress.py, settings)
-SERVER_SENDS = (types.WORKSPACE_DIAGNOSTIC_REFRESH, types.WORKSPACE_INLAY_HINT_REFRESH,
-                types.WINDOW_WORK_DONE_PROGRESS_CREATE, types.PROGRESS, types.WINDOW_SHOW_MESSAGE)
+SERVER_SENDS = (
+    types.WORKSPACE_DIAGNOSTIC_REFRESH,
+    types.WORKSPACE_INLAY_HINT_REFRESH,
+    types.WINDOW_WORK_DONE_PROGRESS_CREATE,
+    types.PROGRESS,
+    types.WINDOW_SHOW_MESSAGE,
+)
 _ONCE = {types.INITIALIZE, types.SHUTDOWN, types.EXIT}  # answered once, before any document
 # written where a field is typed "any": the values of $/progress (lsp/progress.py)
 _IN_ANY = (types.WorkDoneProgressBegin, types.WorkDoneProgressReport, types.WorkDoneProgressEnd)

@@ -11,11 +11,10 @@ import os
 
 from pygls.uris import from_fs_path
 
-from ..core.detect import MERGES_NAMES
+from ..core.detect import MERGES_NAMES, is_chat_template_name
 from ..core.disk_cache import FileCache
 from ..core.files import companion_vocab_path, file_beside, index_file
 from ..core.index import DocumentIndex
-from ..core.detect import is_chat_template_name
 from ..core.model_folder.chat_template_file import FORMAT as TEMPLATE_FORMAT
 from ..core.model_folder.chat_template_file import TemplateDocument, anchor
 from ..core.model_folder.config_doc import ConfigDocument, is_config_name
@@ -29,7 +28,6 @@ from ..core.model_folder.folder import (
 )
 from ..core.navigation_build import Navigation, build_navigation
 from .snapshot import Snapshot
-
 
 
 def paired_path(snap: Snapshot, path: str | None) -> str | None:

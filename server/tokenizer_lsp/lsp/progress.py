@@ -43,7 +43,8 @@ class IndexingProgress:
         self._percentage = 0
         try:
             future = server.protocol.send_request(
-                types.WINDOW_WORK_DONE_PROGRESS_CREATE, types.WorkDoneProgressCreateParams(token=self.token))
+                types.WINDOW_WORK_DONE_PROGRESS_CREATE, types.WorkDoneProgressCreateParams(token=self.token)
+            )
         except Exception:  # a closed transport: no progress, the indexing goes on
             log.exception("window/workDoneProgress/create could not be sent")
             self._ended = True
@@ -93,8 +94,13 @@ class IndexingProgress:
         self._notify(self._begin_value())
 
     def _begin_value(self) -> dict:
-        return {"kind": "begin", "title": f"{TITLE} {self._name}", "cancellable": False,
-                "message": self._message, "percentage": self._percentage}
+        return {
+            "kind": "begin",
+            "title": f"{TITLE} {self._name}",
+            "cancellable": False,
+            "message": self._message,
+            "percentage": self._percentage,
+        }
 
     def _notify(self, value: dict) -> None:
         self._server.protocol.notify_json(types.PROGRESS, {"token": self.token, "value": value})

@@ -17,9 +17,9 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
+from ..core.detect import is_chat_template_name
 from ..core.files import companion_vocab_path, load_vocab_file
 from ..core.index import load_vocabulary
-from ..core.detect import is_chat_template_name
 from ..core.model_folder.chat_template_file import anchor
 from ..core.model_folder.config_doc import is_config_name
 from .jobs.folder import FolderChecks
@@ -47,8 +47,17 @@ class Scheduler:
         self.unreachable = Unreachable(session, self.publisher, self.indexer, lambda: self.server.engine)
         self.folder = FolderChecks(session, self.publisher, self._reparse)
         self.navigation = Navigation(session, self.navigator, self._read_configs_beside)
-        self.indexing = Indexing(session, self.publisher, self.indexer, self._engine_paused, self.unreachable,
-                                 self._companion, self._published, self._serving, progress_server=server)
+        self.indexing = Indexing(
+            session,
+            self.publisher,
+            self.indexer,
+            self._engine_paused,
+            self.unreachable,
+            self._companion,
+            self._published,
+            self._serving,
+            progress_server=server,
+        )
 
     # ---- entry points (handlers) ------------------------------------------------------------
 
@@ -74,8 +83,12 @@ class Scheduler:
     def busy(self) -> bool:
         """Whether any job has work due or running. Publications are not counted: they are
         written to the client at once, so an answer sent after this is read after them."""
-        return (self.indexing.busy() or self.unreachable.busy() or self.folder.busy()
-                or any(self.navigation.running(doc) for doc in list(self.session.documents.values())))
+        return (
+            self.indexing.busy()
+            or self.unreachable.busy()
+            or self.folder.busy()
+            or any(self.navigation.running(doc) for doc in list(self.session.documents.values()))
+        )
 
     async def idle(self) -> None:
         """Returns once no job has anything due or running (tokenizer-lsp/idle: what tests

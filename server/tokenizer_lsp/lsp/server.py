@@ -129,7 +129,7 @@ class TokenizerProtocol(LanguageServerProtocol):
         head = b"Content-Length: %d\r\n\r\n" % len(body)
         # a large body (references of `▁`: 5 MB) is written after its header, not copied
         # behind it first; a small one goes in one write
-        for part in ((head, body) if len(body) > 1 << 20 else (head + body,)):
+        for part in (head, body) if len(body) > 1 << 20 else (head + body,):
             res = self.writer.write(part)
             if inspect.isawaitable(res):
                 asyncio.ensure_future(res)
@@ -146,9 +146,15 @@ def _log_failure(task: asyncio.Future) -> None:
 
 
 # handled by the protocol class above, not registered as features
-_SYNC = {types.TEXT_DOCUMENT_DID_OPEN, types.TEXT_DOCUMENT_DID_CHANGE, types.TEXT_DOCUMENT_DID_CLOSE,
-         types.WORKSPACE_DID_CHANGE_CONFIGURATION, types.WORKSPACE_DID_CHANGE_WATCHED_FILES, types.INITIALIZED,
-         types.WORKSPACE_EXECUTE_COMMAND}
+_SYNC = {
+    types.TEXT_DOCUMENT_DID_OPEN,
+    types.TEXT_DOCUMENT_DID_CHANGE,
+    types.TEXT_DOCUMENT_DID_CLOSE,
+    types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+    types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+    types.INITIALIZED,
+    types.WORKSPACE_EXECUTE_COMMAND,
+}
 
 
 class TokenizerServer(LanguageServer):

@@ -143,8 +143,11 @@ class DocumentState:
         """The serving index and the edits from its text to the current one; None when
         there is none or a whole-text replacement since makes its positions meaningless.
         navigation: the newest index whose navigation lookups are built."""
-        found = self._serving() if not navigation else (
-            (self.navigable, self.navigable_version) if self.navigable is not None else None)
+        found = (
+            self._serving()
+            if not navigation
+            else ((self.navigable, self.navigable_version) if self.navigable is not None else None)
+        )
         if found is None:
             return None
         idx, version = found
@@ -273,5 +276,8 @@ class Session:
     def beside(self, path: str) -> list[DocumentState]:
         """Open documents in the folder of `path`, other than it."""
         folder = os.path.dirname(os.path.abspath(path))
-        return [d for d in list(self.documents.values())
-                if d.path and d.path != path and os.path.dirname(os.path.abspath(d.path)) == folder]
+        return [
+            d
+            for d in list(self.documents.values())
+            if d.path and d.path != path and os.path.dirname(os.path.abspath(d.path)) == folder
+        ]

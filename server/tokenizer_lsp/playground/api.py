@@ -58,7 +58,9 @@ class Api:
                 out = render_object(served.path, messages, ids=True)
         except RenderFailure as e:
             # 1: the template fails on this chat (the chat is fine as a request); 2: usage
-            raise ApiError(422 if getattr(e, "status", 2) == 1 else 400, str(e).splitlines()[0] if str(e) else "render failed") from None
+            raise ApiError(
+                422 if getattr(e, "status", 2) == 1 else 400, str(e).splitlines()[0] if str(e) else "render failed"
+            ) from None
         out["findings"] = self._findings(served.path)  # beside the object of `render`: the page shows them
         return out
 
@@ -72,15 +74,23 @@ class Api:
             try:
                 cache[path] = findings_of_path(path)
             except Exception as e:  # noqa: BLE001 - the render answered; the checks are extra
-                cache[path] = [{"code": "chat-template-render", "severity": "error", "line": None,
-                                "message": f"the checks could not run: {e}"}]
+                cache[path] = [
+                    {
+                        "code": "chat-template-render",
+                        "severity": "error",
+                        "line": None,
+                        "message": f"the checks could not run: {e}",
+                    }
+                ]
         return cache[path]
 
     def _one(self, index) -> Served:
         if not isinstance(index, int) or isinstance(index, bool):
             raise ApiError(400, '"tokenizer" must be the index of a tokenizer (GET /api/tokenizers lists them)')
         if not 0 <= index < len(self.served):
-            raise ApiError(404, f"no tokenizer {index}: this playground serves {len(self.served)} (0 to {len(self.served) - 1})")
+            raise ApiError(
+                404, f"no tokenizer {index}: this playground serves {len(self.served)} (0 to {len(self.served) - 1})"
+            )
         return self.served[index]
 
 

@@ -36,13 +36,15 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
-from .api import ApiError, Api
+from .api import Api, ApiError
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 1024 * 1024  # 1 MiB of JSON: 100 KB of any text fits, a 2 MB text does not
 DRAIN_LIMIT = 16 * MAX_BODY  # a bigger refused body is not read: the connection closes
-PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-            "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+PAGE_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 
 
 def load_assets() -> dict[str, tuple[bytes, str]]:
@@ -168,15 +170,18 @@ class Handler(BaseHTTPRequestHandler):
         if path in ("/", "/index.html"):
             self._page()
         elif path.startswith("/static/"):
-            self._asset(path[len("/static/"):])
+            self._asset(path[len("/static/") :])
         elif path == "/api/tokenizers":
             self._json(self.server.api.tokenizers())
         elif path == "/api/specials":
             self._api(lambda: self.server.api.specials(self._query().get("tokenizer", [None])[0]))
         elif path.startswith("/api/"):
-            self.send_error(404 if path not in ("/api/encode", "/api/render") else 405,
-                            f"{path}: not an API of the playground" if path not in ("/api/encode", "/api/render")
-                            else f"{path} takes POST")
+            self.send_error(
+                404 if path not in ("/api/encode", "/api/render") else 405,
+                f"{path}: not an API of the playground"
+                if path not in ("/api/encode", "/api/render")
+                else f"{path} takes POST",
+            )
         else:
             self.send_error(404, "not found")
 
@@ -240,8 +245,7 @@ class Handler(BaseHTTPRequestHandler):
         page, ctype = self.server.assets["index.html"]
         headers = {"Content-Security-Policy": PAGE_CSP}
         if "token" in self._query():  # the assets and API calls that follow carry the cookie
-            headers["Set-Cookie"] = (f"{self.server.cookie_name}={self.server.token}; Path=/; HttpOnly; "
-                                     "SameSite=Strict")
+            headers["Set-Cookie"] = f"{self.server.cookie_name}={self.server.token}; Path=/; HttpOnly; SameSite=Strict"
         self._reply(200, page, ctype, headers)
 
     def _asset(self, name: str) -> None:

@@ -107,8 +107,12 @@ class _PipeReader:
         return bytes(out)
 
 
-def _fork(child: Callable[[int], None], niceness: int = NICENESS, alone: bool = False,
-          started: Callable[[int], None] | None = None) -> tuple[int, int]:
+def _fork(
+    child: Callable[[int], None],
+    niceness: int = NICENESS,
+    alone: bool = False,
+    started: Callable[[int], None] | None = None,
+) -> tuple[int, int]:
     """(pid, read end of its pipe) of a child that runs child(write end) and exits at
     `niceness` (or its parent's, when higher); (0, -1) when there is no fork here or it
     failed. `alone`: only when no other child of this process is alive, else Busy.
@@ -186,16 +190,22 @@ def _reap(pid: int, fd: int) -> None:
     _live.discard(pid)
 
 
-def run_in_child(fn: Callable[..., Any], *args: Any, timeout: float = 600.0,
-                 started: Callable[[int], None] | None = None, niceness: int = NICENESS,
-                 alone: bool = False) -> Any:
+def run_in_child(
+    fn: Callable[..., Any],
+    *args: Any,
+    timeout: float = 600.0,
+    started: Callable[[int], None] | None = None,
+    niceness: int = NICENESS,
+    alone: bool = False,
+) -> Any:
     """fn(*args) computed in a forked child, with no fallback here: ChildFailed when there
     is no fork or the child fails (a caller that killed it, through the pid given to
     `started`, decides what then). For work whose memory must leave with the child.
     `alone`: Busy, without forking, while another child of this process is alive (checked
     and forked under one lock: no other child can start in between)."""
-    pid, fd = _fork(lambda w: _send(w, pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)), niceness,
-                    alone, started)
+    pid, fd = _fork(
+        lambda w: _send(w, pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)), niceness, alone, started
+    )
     if not pid:
         raise ChildFailed("no fork here")
     try:

@@ -311,5 +311,10 @@ def _reply_error(protocol, body: bytes, exc: Exception) -> None:
         log.warning("a message that could not be read was dropped: %s", exc)
         return
     log.warning("invalid params for %s: %s", raw.get("method"), exc)
-    protocol.notify_json_message({"jsonrpc": "2.0", "id": raw["id"], "error": {
-        "code": -32602, "message": f"invalid params for {raw.get('method')}: {exc}"}})
+    protocol.notify_json_message(
+        {
+            "jsonrpc": "2.0",
+            "id": raw["id"],
+            "error": {"code": -32602, "message": f"invalid params for {raw.get('method')}: {exc}"},
+        }
+    )

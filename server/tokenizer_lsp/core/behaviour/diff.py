@@ -21,8 +21,15 @@ from .diff_verdict import verdicts
 
 # a flag a tokenizer.json leaves out means tokenizers' default (models/*/serialization.rs)
 MODEL_DEFAULTS: dict[str, dict] = {
-    "BPE": {"dropout": None, "unk_token": None, "continuing_subword_prefix": None, "end_of_word_suffix": None,
-            "fuse_unk": False, "byte_fallback": False, "ignore_merges": False},
+    "BPE": {
+        "dropout": None,
+        "unk_token": None,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": False,
+        "byte_fallback": False,
+        "ignore_merges": False,
+    },
     "WordPiece": {"unk_token": "[UNK]", "continuing_subword_prefix": "##", "max_input_chars_per_word": 100},
     "WordLevel": {"unk_token": "<unk>"},
     "Unigram": {"unk_id": None, "byte_fallback": False},
@@ -34,6 +41,7 @@ _NONE = object()  # equal to no id
 
 
 # ---- comparing -------------------------------------------------------------------------
+
 
 def compare(old: Side, new: Side) -> dict:
     """The differences as plain JSON data; `same` is True when nothing is listed."""
@@ -72,8 +80,16 @@ def _types(old: Side, new: Side) -> list[dict]:
     """Tokens both files hold whose piece type differs (NORMAL -> CONTROL...), by new id."""
     changed = [(t, a, new.types[t]) for t, a in old.types.items() if t in new.types and new.types[t] != a]
     changed.sort(key=lambda x: _id_order(new.vocab.get(x[0]) if new.vocab else 0))
-    return [{"token": t, "text": new.text_of(t), "id": new.vocab.get(t) if new.vocab else None,
-             "old_type": a, "new_type": b} for t, a, b in changed]
+    return [
+        {
+            "token": t,
+            "text": new.text_of(t),
+            "id": new.vocab.get(t) if new.vocab else None,
+            "old_type": a,
+            "new_type": b,
+        }
+        for t, a, b in changed
+    ]
 
 
 def counts(d: dict) -> dict:
@@ -82,10 +98,15 @@ def counts(d: dict) -> dict:
     c = {
         "config_sections": len(d["config"]),
         "model_flags": len(d["model"]),
-        "vocab_added": len(v["added"]), "vocab_removed": len(v["removed"]), "vocab_renumbered": len(v["renumbered"]),
+        "vocab_added": len(v["added"]),
+        "vocab_removed": len(v["removed"]),
+        "vocab_renumbered": len(v["renumbered"]),
         "vocab_rescored": len(v["rescored"]),
-        "merges_added": len(m["added"]), "merges_removed": len(m["removed"]), "merges_reranked": len(m["reranked"]),
-        "added_tokens_added": len(a["added"]), "added_tokens_removed": len(a["removed"]),
+        "merges_added": len(m["added"]),
+        "merges_removed": len(m["removed"]),
+        "merges_reranked": len(m["reranked"]),
+        "added_tokens_added": len(a["added"]),
+        "added_tokens_removed": len(a["removed"]),
         "added_tokens_changed": len(a["changed"]),
     }
     if "types" in d:
@@ -95,12 +116,25 @@ def counts(d: dict) -> dict:
     return c
 
 
-def with_text(d: dict, text: str, old_ids: list[int], new_ids: list[int],
-              old_tokens: list[str] | None = None, new_tokens: list[str] | None = None) -> dict:
+def with_text(
+    d: dict,
+    text: str,
+    old_ids: list[int],
+    new_ids: list[int],
+    old_tokens: list[str] | None = None,
+    new_tokens: list[str] | None = None,
+) -> dict:
     """Add the two encodings of `text` (and whether they differ) to a comparison."""
-    d["text"] = {"text": text, "old_ids": old_ids, "new_ids": new_ids, "old_count": len(old_ids),
-                 "new_count": len(new_ids), "count_change": len(new_ids) - len(old_ids),
-                 "old_tokens": old_tokens, "new_tokens": new_tokens}
+    d["text"] = {
+        "text": text,
+        "old_ids": old_ids,
+        "new_ids": new_ids,
+        "old_count": len(old_ids),
+        "new_count": len(new_ids),
+        "count_change": len(new_ids) - len(old_ids),
+        "old_tokens": old_tokens,
+        "new_tokens": new_tokens,
+    }
     d["counts"] = counts(d)
     d["same"] = not any(d["counts"].values())
     return d
@@ -124,8 +158,12 @@ _STEPS = ("normalizers", "pretokenizers", "processors", "decoders")
 def _meaning(section):
     """A section as it acts: a Sequence of no steps does what no section does (`normalizer:
     null` and `{"type": "Sequence", "normalizers": []}` leave every text as it is)."""
-    if isinstance(section, dict) and section.get("type") == "Sequence" \
-            and any(section.get(k) == [] for k in _STEPS) and len(section) == 2:
+    if (
+        isinstance(section, dict)
+        and section.get("type") == "Sequence"
+        and any(section.get(k) == [] for k in _STEPS)
+        and len(section) == 2
+    ):
         return None
     return section
 
@@ -184,8 +222,9 @@ def _vocab(old: Side, new: Side) -> dict:
     if old.scores is not None and new.scores is not None and old.scores != new.scores:
         for token, score in old.scores.items():
             if token in new.scores and new.scores[token] != score:
-                out["rescored"].append({"token": token, "text": new.text_of(token), "old_score": score,
-                                        "new_score": new.scores[token]})
+                out["rescored"].append(
+                    {"token": token, "text": new.text_of(token), "old_score": score, "new_score": new.scores[token]}
+                )
     ko, kn, so, sn = _keyed(old, new)
     if ko == kn:
         return out
@@ -340,8 +379,9 @@ def _notes(old: Side, new: Side) -> list[str]:
     notes = []
     if (old.config is None) != (new.config is None):
         one = old if old.config is None else new
-        notes.append(f"{one.format} has no normalizer, pre-tokenizer, post-processor or decoder: "
-                     "those sections are not compared")
+        notes.append(
+            f"{one.format} has no normalizer, pre-tokenizer, post-processor or decoder: those sections are not compared"
+        )
     if (old.merges is None) != (new.merges is None):
         one = old if old.merges is None else new
         why = "its ranks imply them" if one.format == "tiktoken" else "no merges file beside it"
@@ -350,6 +390,8 @@ def _notes(old: Side, new: Side) -> list[str]:
         if side.vocab is None:
             notes.append(f"no vocab.json beside {side.path or 'the merges file'}: vocabularies are not compared")
     if old.scheme != new.scheme:
-        notes.append(f"the files store tokens differently ({old.scheme.value} and {new.scheme.value}): "
-                     "tokens are compared by their bytes")
+        notes.append(
+            f"the files store tokens differently ({old.scheme.value} and {new.scheme.value}): "
+            "tokens are compared by their bytes"
+        )
     return notes

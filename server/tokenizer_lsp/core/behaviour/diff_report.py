@@ -40,8 +40,9 @@ def render(d: dict, limit: int = LIMIT) -> str:
         out.append(head + (f", {len(v['rescored'])} rescored" if v["rescored"] else ""))
         _list(out, v["added"], limit, lambda e: f"  + {_token(e)}  id {_value(e['id'])}")
         _list(out, v["removed"], limit, lambda e: f"  - {_token(e)}  id {_value(e['id'])}")
-        _list(out, v["renumbered"], limit,
-              lambda e: f"  ~ {_token(e)}  id {_value(e['old_id'])} → {_value(e['new_id'])}")
+        _list(
+            out, v["renumbered"], limit, lambda e: f"  ~ {_token(e)}  id {_value(e['old_id'])} → {_value(e['new_id'])}"
+        )
         _list(out, v["rescored"], limit, lambda e: f"  ~ {_token(e)}  score {e['old_score']} → {e['new_score']}")
     m = d["merges"]
     if any(m.values()):
@@ -49,20 +50,31 @@ def render(d: dict, limit: int = LIMIT) -> str:
         out.append(f"merges: {len(m['added'])} added, {len(m['removed'])} removed, {len(m['reranked'])} re-ranked")
         _list(out, m["added"], limit, lambda e: f"  + {_merge(e['merge'])}  rank {e['rank']}")
         _list(out, m["removed"], limit, lambda e: f"  - {_merge(e['merge'])}  rank {e['rank']}")
-        _list(out, m["reranked"], limit,
-              lambda e: f"  ~ {_merge(e['merge'])}  rank {e['old_rank']} → {e['new_rank']}")
+        _list(out, m["reranked"], limit, lambda e: f"  ~ {_merge(e['merge'])}  rank {e['old_rank']} → {e['new_rank']}")
     a = d["added_tokens"]
     if any(a.values()):
         out.append("")
         out.append(f"added tokens: {len(a['added'])} added, {len(a['removed'])} removed, {len(a['changed'])} changed")
         _list(out, a["added"], limit, lambda e: f"  + {_quoted(e['content'])}  id {_value(e['id'])}{_special(e)}")
         _list(out, a["removed"], limit, lambda e: f"  - {_quoted(e['content'])}  id {_value(e['id'])}{_special(e)}")
-        _list(out, a["changed"], limit, lambda e: f"  ~ {_quoted(e['content'])}  " + ", ".join(
-            f"{k} {_value(f['old'])} → {_value(f['new'])}" for k, f in e["fields"].items()))
+        _list(
+            out,
+            a["changed"],
+            limit,
+            lambda e: (
+                f"  ~ {_quoted(e['content'])}  "
+                + ", ".join(f"{k} {_value(f['old'])} → {_value(f['new'])}" for k, f in e["fields"].items())
+            ),
+        )
     if d.get("types"):
         out.append("")
         out.append(f"piece types: {len(d['types'])} changed")
-        _list(out, d["types"], limit, lambda e: f"  ~ {_token(e)}  id {_value(e['id'])}  {e['old_type']} → {e['new_type']}")
+        _list(
+            out,
+            d["types"],
+            limit,
+            lambda e: f"  ~ {_token(e)}  id {_value(e['id'])}  {e['old_type']} → {e['new_type']}",
+        )
     t = d.get("text")
     if t is not None:
         out.append("")
@@ -89,12 +101,15 @@ def _summary(d: dict) -> str:
     if d["same"]:
         return "same meaning: no differences"
     parts = []
-    for label, keys in (("config sections", ("config_sections",)), ("model flags", ("model_flags",)),
-                        ("vocab", ("vocab_added", "vocab_removed", "vocab_renumbered")),
-                        ("vocab scores", ("vocab_rescored",)),
-                        ("merges", ("merges_added", "merges_removed", "merges_reranked")),
-                        ("added tokens", ("added_tokens_added", "added_tokens_removed", "added_tokens_changed")),
-                        ("piece types", ("types_changed",))):
+    for label, keys in (
+        ("config sections", ("config_sections",)),
+        ("model flags", ("model_flags",)),
+        ("vocab", ("vocab_added", "vocab_removed", "vocab_renumbered")),
+        ("vocab scores", ("vocab_rescored",)),
+        ("merges", ("merges_added", "merges_removed", "merges_reranked")),
+        ("added tokens", ("added_tokens_added", "added_tokens_removed", "added_tokens_changed")),
+        ("piece types", ("types_changed",)),
+    ):
         values = [c.get(k, 0) for k in keys]
         if not any(values):
             continue

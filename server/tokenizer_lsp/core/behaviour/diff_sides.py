@@ -67,6 +67,7 @@ class Side:
 
 # ---- reading ---------------------------------------------------------------------------
 
+
 def read_side(data: bytes, path: str | None, companion: bytes | None = None) -> Side:
     """A tokenizer file as diff compares it; `companion` is the other file of a vocab.json +
     merges pair (its merges for a vocab.json, its vocabulary for a merges file)."""
@@ -84,9 +85,16 @@ def _read_side(data: bytes, path: str | None, companion: bytes | None) -> Side:
         vocab = load_vocabulary(companion, None) if companion is not None else None
         doc = MergesDocument(data, vocab)
         tokens = dict(vocab.tokens) if vocab else None
-        return Side(path, "merges.txt", Scheme.BYTE_LEVEL, "BPE", tokens, merges=doc.vocab.merges,
-                    added=added_entries(path, tokens) if tokens is not None else [],
-                    word_suffix=doc.vocab.word_suffix)
+        return Side(
+            path,
+            "merges.txt",
+            Scheme.BYTE_LEVEL,
+            "BPE",
+            tokens,
+            merges=doc.vocab.merges,
+            added=added_entries(path, tokens) if tokens is not None else [],
+            word_suffix=doc.vocab.word_suffix,
+        )
     if kind != "json":
         from ..formats.registry import formats_read
 
@@ -105,8 +113,16 @@ def _read_side(data: bytes, path: str | None, companion: bytes | None) -> Side:
         merges = MergesDocument(companion).vocab.merges if companion is not None else None
         # a slow folder's added tokens (added_tokens.json, the specials its configs or its
         # tokenizer class name) are the tokenizer's too, as transformers loads the folder
-        return Side(path, "vocab.json", vocab_json_scheme(obj), "BPE", obj, merges=merges,
-                    added=added_entries(path, obj), word_suffix=vocab_json_suffix(obj))
+        return Side(
+            path,
+            "vocab.json",
+            vocab_json_scheme(obj),
+            "BPE",
+            obj,
+            merges=merges,
+            added=added_entries(path, obj),
+            word_suffix=vocab_json_suffix(obj),
+        )
     raise DiffError(f"{name}: not a tokenizer file (JSON without a tokenizer model or token->id vocab)")
 
 
@@ -123,7 +139,17 @@ def _tokenizer_json(obj: dict, path: str | None) -> Side:
     merges = model.get("merges") if isinstance(model.get("merges"), list) else None
     added = [a for a in obj.get("added_tokens") or [] if isinstance(a, dict)]
     flags = {k: v for k, v in model.items() if k not in ("type", "vocab", "merges")}
-    return Side(path, "tokenizer.json", scheme_of(obj), mtype, vocab, merges, added,
-                {k: obj.get(k) for k in SECTIONS}, flags,
-                model.get("continuing_subword_prefix") or _decoder_prefix(obj.get("decoder")) or "",
-                _word_suffix(model, obj.get("decoder")), scores)
+    return Side(
+        path,
+        "tokenizer.json",
+        scheme_of(obj),
+        mtype,
+        vocab,
+        merges,
+        added,
+        {k: obj.get(k) for k in SECTIONS},
+        flags,
+        model.get("continuing_subword_prefix") or _decoder_prefix(obj.get("decoder")) or "",
+        _word_suffix(model, obj.get("decoder")),
+        scores,
+    )

@@ -31,13 +31,14 @@ def verdicts(old: Side, new: Side, vocab: dict, same_id: int, common: int) -> li
         return []
     n_old, n_new = token_count(old), token_count(new)
     moved = vocab["renumbered"]
-    by = Counter(e["new_id"] - e["old_id"] for e in moved
-                 if type(e["old_id"]) is int and type(e["new_id"]) is int)
+    by = Counter(e["new_id"] - e["old_id"] for e in moved if type(e["old_id"]) is int and type(e["new_id"]) is int)
     # one id map explains the most tokens: the same id, or the commonest shift
     explained = same_id + (by.most_common(1)[0][1] if by else 0)
     if explained < SAME_TOKENIZER_SHARE * min(n_old, n_new):
-        return [f"different tokenizers: {n_old:,} vs {n_new:,} tokens; {common:,} tokens in both, "
-                f"{same_id:,} at the same id"]
+        return [
+            f"different tokenizers: {n_old:,} vs {n_new:,} tokens; {common:,} tokens in both, "
+            f"{same_id:,} at the same id"
+        ]
     out = []
     added = sorted(e["id"] for e in vocab["added"] if type(e["id"]) is int)
     if added and added[-1] - added[0] + 1 == len(added) and moved:
@@ -56,8 +57,9 @@ def _shifts(moved: list[dict], by: Counter, old: Side, none_removed: bool) -> st
         later = sum(1 for i in old.vocab.values() if type(i) is int and i >= lo)
         if none_removed and later == len(moved):
             kept = f"; ids {_range(0, lo - 1)} kept" if lo > 0 else ""
-            return f"every id from {lo} on shifted by {shift:+d} ({len(moved):,} tokens, old ids " \
-                   f"{_range(lo, hi)}){kept}"
+            return (
+                f"every id from {lo} on shifted by {shift:+d} ({len(moved):,} tokens, old ids {_range(lo, hi)}){kept}"
+            )
         return f"{len(moved):,} tokens shifted by {shift:+d} (old ids {_range(lo, hi)})"
     top = ", ".join(f"{s:+d} for {c:,}" for s, c in by.most_common(3))
     more = f" and {len(by) - 3:,} other shifts" if len(by) > 3 else ""

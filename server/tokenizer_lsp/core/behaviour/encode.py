@@ -79,19 +79,24 @@ def _shaping_notes(engine, enc) -> list[str]:
     notes = []
     trunc = engine.truncation
     if trunc and enc.overflowing:
-        notes.append(f"truncated to {trunc.get('max_length')} by tokenizer.json's truncation "
-                     f"({trunc.get('direction', 'right')} side cut: the rest of the text is not in these ids)")
+        notes.append(
+            f"truncated to {trunc.get('max_length')} by tokenizer.json's truncation "
+            f"({trunc.get('direction', 'right')} side cut: the rest of the text is not in these ids)"
+        )
     pad = engine.padding
     pads = list(enc.attention_mask).count(0) if pad else 0
     if pads:
         how = f"length {pad['length']}" if pad.get("length") else "to the longest of the batch"
-        notes.append(f"padded to {len(enc.ids)} by tokenizer.json's padding ({how}, {pads} × "
-                     f"{pad.get('pad_token')!s} on the {pad.get('direction', 'right')})")
+        notes.append(
+            f"padded to {len(enc.ids)} by tokenizer.json's padding ({how}, {pads} × "
+            f"{pad.get('pad_token')!s} on the {pad.get('direction', 'right')})"
+        )
     return notes
 
 
-def _tokenizers_rows(loaded: LoadedTokenizer, text: str, special: bool,
-                     notes: list[str] | None = None) -> tuple[list[int], list[dict]]:
+def _tokenizers_rows(
+    loaded: LoadedTokenizer, text: str, special: bool, notes: list[str] | None = None
+) -> tuple[list[int], list[dict]]:
     enc = loaded.engine.encode(text, add_special_tokens=special)
     if notes is not None:
         notes.extend(_shaping_notes(loaded.engine, enc))
@@ -171,6 +176,7 @@ def _row(tid: int, token: str, data: bytes, start: int, end: int) -> dict:
 
 
 # ---- for people ------------------------------------------------------------------------------
+
 
 def render_text(result: dict, text: str) -> str:
     """One line per token (id, decoded text with invisibles escaped, stored form, bytes, the

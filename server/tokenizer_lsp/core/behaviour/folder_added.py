@@ -27,8 +27,9 @@ _NAMING = ("tokenizer_config.json", "special_tokens_map.json")
 _SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
 # the special tokens a slow tokenizer class has when the configs leave the key out
 # (transformers' GPT2Tokenizer and WhisperTokenizer __init__ defaults)
-_CLASS_DEFAULTS = {"GPT2Tokenizer": {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>",
-                                     "unk_token": "<|endoftext|>"}}
+_CLASS_DEFAULTS = {
+    "GPT2Tokenizer": {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>"}
+}
 _CLASS_DEFAULTS["WhisperTokenizer"] = _CLASS_DEFAULTS["GPT2Tokenizer"]
 
 
@@ -68,14 +69,18 @@ def add_folder_tokens(engine, vocab_path: str | None) -> tuple[frozenset[int], t
         engine.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in named])
     notes: tuple[str, ...] = ()
     if moved:
-        notes += (f"{ADDED_NAME}: {len(moved)} id{'s' if len(moved) != 1 else ''} differ from the file, as "
-                  f"transformers loads it (a vocab token keeps its id; the others follow the vocabulary "
-                  f"in order): {', '.join(moved[:5])}{' ...' if len(moved) > 5 else ''}",)
+        notes += (
+            f"{ADDED_NAME}: {len(moved)} id{'s' if len(moved) != 1 else ''} differ from the file, as "
+            f"transformers loads it (a vocab token keeps its id; the others follow the vocabulary "
+            f"in order): {', '.join(moved[:5])}{' ...' if len(moved) > 5 else ''}",
+        )
     absent = sorted(t for t in special if t not in entries and model.token_to_id(t) is None)
     if absent:
-        notes += (f"named as special tokens by the folder's config but not tokens of it (config-token-missing): "
-                  f"{', '.join(f'`{t}`' for t in absent[:5])}; transformers adds them at new ids, these "
-                  "ids split them",)
+        notes += (
+            f"named as special tokens by the folder's config but not tokens of it (config-token-missing): "
+            f"{', '.join(f'`{t}`' for t in absent[:5])}; transformers adds them at new ids, these "
+            "ids split them",
+        )
     return frozenset(outside), notes
 
 
@@ -105,8 +110,15 @@ def added_entries(vocab_path: str | None, vocab: dict[str, int]) -> list[dict]:
 
 
 def _added_token(content: str, tid: int, special: bool) -> dict:
-    return {"id": tid, "content": content, "single_word": False, "lstrip": False, "rstrip": False,
-            "normalized": not special, "special": special}
+    return {
+        "id": tid,
+        "content": content,
+        "single_word": False,
+        "lstrip": False,
+        "rstrip": False,
+        "normalized": not special,
+        "special": special,
+    }
 
 
 def folder_stamp(path: str | None) -> tuple | None:

@@ -29,8 +29,10 @@ from .loaded import LoadedTokenizer, LoadError, TokenDecoding
 # tiktoken_ext/openai_public.py (tiktoken 0.14): each encoding's expected SHA-256 of its
 # .tiktoken file, its rank count and its split pattern. Copied, never downloaded.
 _R50K_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-_CL100K_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|"""
-                   r"""\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
+_CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|"""
+    r"""\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
 _O200K_PATTERN = (  # tiktoken joins these alternatives with "|"
     r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
     r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
@@ -57,8 +59,14 @@ KNOWN_ENCODINGS: dict[str, tuple[str, int, str]] = {
 WHISPER_ENCODINGS = ("multilingual", "gpt2")
 
 
-def load_tokenizer(data: bytes, path: str | None, companion: bytes | None = None, pattern: str | None = None,
-                   *, companion_path: str | None = None) -> LoadedTokenizer:
+def load_tokenizer(
+    data: bytes,
+    path: str | None,
+    companion: bytes | None = None,
+    pattern: str | None = None,
+    *,
+    companion_path: str | None = None,
+) -> LoadedTokenizer:
     """The file's engine. `companion`: the other file of a vocab.json + merges pair (the
     merges for a vocab.json, the vocabulary for a merges file); `pattern`: the split regex
     of a .tiktoken file that is not a known encoding."""
@@ -67,16 +75,20 @@ def load_tokenizer(data: bytes, path: str | None, companion: bytes | None = None
         return _load_tiktoken(data, path, pattern)
     if kind == "merges":
         if companion is None:
-            raise LoadError(f"{_name(path, 'merges.txt')}: a merges file needs its vocabulary: no "
-                            f"{' or '.join(detect.VOCAB_NAMES)} beside it")
+            raise LoadError(
+                f"{_name(path, 'merges.txt')}: a merges file needs its vocabulary: no "
+                f"{' or '.join(detect.VOCAB_NAMES)} beside it"
+            )
         return _load_pair(companion, data, companion_path, path, source="merges.txt")
     if kind == "json" and detect.name_kind(path) != "json" and not _is_json(data):
         kind = None  # text that merely starts with `[` (`[section]`) is not "invalid JSON"
     if kind == "json":
         if _looks_like_vocab_json(data, path):
             if companion is None:
-                raise LoadError(f"{_name(path, 'vocab.json')}: a vocab.json needs its merges: no "
-                                f"{' or '.join(detect.MERGES_NAMES)} beside it")
+                raise LoadError(
+                    f"{_name(path, 'vocab.json')}: a vocab.json needs its merges: no "
+                    f"{' or '.join(detect.MERGES_NAMES)} beside it"
+                )
             return _load_pair(data, companion, path, companion_path, source="vocab.json")
         return _load_tokenizer_json(data, path)
     from ..formats.registry import formats_read
@@ -129,22 +141,32 @@ def companion_path_of(data: bytes, path: str | None) -> str | None:
 def token_decoding(engine) -> TokenDecoding:
     """How a tokenizers.Tokenizer's token strings decode, from its own components (the same
     rule the file's hovers follow: core/formats/json_scheme.py)."""
+
     def state(component):
         return json.loads(component.__getstate__()) if component is not None else None
 
     model = engine.model
     decoder = state(engine.decoder)
-    model_obj = {"type": type(model).__name__, "byte_fallback": getattr(model, "byte_fallback", False),
-                 "end_of_word_suffix": getattr(model, "end_of_word_suffix", None) or ""}
-    obj = {"decoder": decoder, "pre_tokenizer": state(engine.pre_tokenizer), "normalizer": state(engine.normalizer),
-           "model": model_obj}
+    model_obj = {
+        "type": type(model).__name__,
+        "byte_fallback": getattr(model, "byte_fallback", False),
+        "end_of_word_suffix": getattr(model, "end_of_word_suffix", None) or "",
+    }
+    obj = {
+        "decoder": decoder,
+        "pre_tokenizer": state(engine.pre_tokenizer),
+        "normalizer": state(engine.normalizer),
+        "model": model_obj,
+    }
     prefix = getattr(model, "continuing_subword_prefix", None) or _decoder_prefix(decoder)
-    added_only = frozenset(i for i, tok in engine.get_added_tokens_decoder().items()
-                           if model.token_to_id(tok.content) is None)
+    added_only = frozenset(
+        i for i, tok in engine.get_added_tokens_decoder().items() if model.token_to_id(tok.content) is None
+    )
     return TokenDecoding(scheme_of(obj), prefix or "", _word_suffix(model_obj, decoder), added_only)
 
 
 # ---- tokenizer.json and vocab.json + merges ----------------------------------------------
+
 
 def _load_tokenizer_json(data: bytes, path: str | None) -> LoadedTokenizer:
     from tokenizers import Tokenizer
@@ -156,8 +178,9 @@ def _load_tokenizer_json(data: bytes, path: str | None) -> LoadedTokenizer:
     return LoadedTokenizer("tokenizers", engine, source="tokenizer.json", decoding=token_decoding(engine))
 
 
-def _load_pair(vocab: bytes, merges: bytes, vocab_path: str | None, merges_path: str | None,
-               source: str) -> LoadedTokenizer:
+def _load_pair(
+    vocab: bytes, merges: bytes, vocab_path: str | None, merges_path: str | None, source: str
+) -> LoadedTokenizer:
     from tokenizers import Tokenizer, decoders, pre_tokenizers
     from tokenizers.models import BPE
 
@@ -175,16 +198,24 @@ def _load_pair(vocab: bytes, merges: bytes, vocab_path: str | None, merges_path:
         def vocabulary():
             return load_vocabulary(vocab, vocab_path)
 
-        raise LoadError(_refusal([(vocab, vocab_path, "vocab.json", None),
-                                  (merges, merges_path, "merges.txt", vocabulary)], None, str(e))) from None
+        raise LoadError(
+            _refusal(
+                [(vocab, vocab_path, "vocab.json", None), (merges, merges_path, "merges.txt", vocabulary)], None, str(e)
+            )
+        ) from None
     engine = Tokenizer(model)
     engine.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     engine.decoder = decoders.ByteLevel()
     from .folder_added import add_folder_tokens
 
     added_only, notes = add_folder_tokens(engine, vocab_path)  # a slow folder's added_tokens.json
-    return LoadedTokenizer("tokenizers", engine, source=source,
-                           decoding=TokenDecoding(Scheme.BYTE_LEVEL, added_only=added_only), notes=notes)
+    return LoadedTokenizer(
+        "tokenizers",
+        engine,
+        source=source,
+        decoding=TokenDecoding(Scheme.BYTE_LEVEL, added_only=added_only),
+        notes=notes,
+    )
 
 
 def _looks_like_vocab_json(data: bytes, path: str | None) -> bool:
@@ -198,19 +229,23 @@ def _looks_like_vocab_json(data: bytes, path: str | None) -> bool:
 
 # ---- .tiktoken ---------------------------------------------------------------------------
 
+
 def _load_tiktoken(data: bytes, path: str | None, pattern: str | None) -> LoadedTokenizer:
     import tiktoken
 
     ranks = _tiktoken_ranks(data, path)
     name = _known_encoding(data, ranks, path)
     if name is None and not pattern:
-        raise LoadError(f"{_name(path, 'the file')}: not one of the known tiktoken encodings "
-                        f"({known_encodings_said()}) by name or content, so its split pattern is "
-                        "unknown: give it with --pattern REGEX")
+        raise LoadError(
+            f"{_name(path, 'the file')}: not one of the known tiktoken encodings "
+            f"({known_encodings_said()}) by name or content, so its split pattern is "
+            "unknown: give it with --pattern REGEX"
+        )
     pat = pattern or KNOWN_ENCODINGS[name][2]
     try:
-        engine = tiktoken.Encoding(name or os.path.basename(path or "custom"), pat_str=pat,
-                                   mergeable_ranks=ranks, special_tokens={})
+        engine = tiktoken.Encoding(
+            name or os.path.basename(path or "custom"), pat_str=pat, mergeable_ranks=ranks, special_tokens={}
+        )
     except Exception as e:  # noqa: BLE001 (a pattern fancy-regex refuses, a rank beyond u32)
         what = "--pattern is not a regular expression tiktoken accepts" if pattern else "tiktoken refuses the ranks"
         raise LoadError(f"{_name(path, 'the file')}: {what}: {e}") from None
@@ -228,7 +263,9 @@ def _tiktoken_ranks(data: bytes, path: str | None) -> dict[bytes, int]:
             token, rank = line.split()
             ranks[b64decode(token)] = int(rank)
     except Exception as e:  # noqa: BLE001 (what tiktoken's loader would raise, said our way)
-        raise LoadError(_refusal([(data, path, "the file", None)], path, f"its loader fails: {e}", "tiktoken")) from None
+        raise LoadError(
+            _refusal([(data, path, "the file", None)], path, f"its loader fails: {e}", "tiktoken")
+        ) from None
     if not ranks:
         raise LoadError(f"{_name(path, 'the file')}: no ranks: the file is empty")
     return ranks
@@ -244,8 +281,9 @@ def _known_encoding(data: bytes, ranks: dict[bytes, int], path: str | None) -> s
             return name
     same_size = [name for name, (_, n, _) in KNOWN_ENCODINGS.items() if n == len(ranks)]
     if same_size:
-        canonical = b"".join(b"%s %d\n" % (base64.b64encode(t), r)
-                             for t, r in sorted(ranks.items(), key=lambda kv: kv[1]))
+        canonical = b"".join(
+            b"%s %d\n" % (base64.b64encode(t), r) for t, r in sorted(ranks.items(), key=lambda kv: kv[1])
+        )
         digest = hashlib.sha256(canonical).hexdigest()
         for name in same_size:
             if digest == KNOWN_ENCODINGS[name][0]:
@@ -264,6 +302,7 @@ def known_encodings_said() -> str:
 
 
 # ---- where and why a file is refused -----------------------------------------------------
+
 
 def _refusal(files, path: str | None, engine_message: str, engine: str = "tokenizers") -> str:
     """Our own error findings (json-syntax, schema, merge-unknown-token, tiktoken-malformed...)

@@ -67,8 +67,20 @@ class PairRanks:
 class MergeStructure:
     """The merges of one BPE model as arrays indexed by token id."""
 
-    __slots__ = ("byte_ids", "created", "left", "made", "ordered", "pair_rank", "parts", "rank_of", "reach",
-                 "right", "vocab", "width")
+    __slots__ = (
+        "byte_ids",
+        "created",
+        "left",
+        "made",
+        "ordered",
+        "pair_rank",
+        "parts",
+        "rank_of",
+        "reach",
+        "right",
+        "vocab",
+        "width",
+    )
 
     def __init__(self, vocab: dict[str, int], firsts: list[str], seconds: list[str]) -> None:
         """ValueError when a merge names a token the vocab lacks (the engine refuses such
@@ -102,7 +114,8 @@ class MergeStructure:
             created[t] = r
         if ordered:  # both parts made before (or never made: single characters)
             ordered = all(map(gt, range(len(c)), map(created.__getitem__, a))) and all(
-                map(gt, range(len(c)), map(created.__getitem__, b)))
+                map(gt, range(len(c)), map(created.__getitem__, b))
+            )
         self.ordered, self.created = ordered, created
         self.parts = (a, b)  # by rank: the first and second part of each merge
         self.left = array("l")  # by token: the parts of its merge (find_reachable)

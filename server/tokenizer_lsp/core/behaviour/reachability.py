@@ -51,6 +51,7 @@ def unreachable_tokens(loaded: LoadedTokenizer) -> list[dict]:
 
 # ---- HF tokenizers ---------------------------------------------------------------------
 
+
 def _tokenizers_unreachable(loaded: LoadedTokenizer) -> list[dict]:
     tok = loaded.engine
     if type(tok.model).__name__ != "BPE":
@@ -202,7 +203,7 @@ class Explainer:
         self.normalized_prefix = self.normalize(prefix) if prefix else ""
         # what a space becomes (SentencePiece-style normalizers write ▁): not a rewrite
         spaced = self.normalize(prefix + " ")
-        self.space = spaced[len(self.normalized_prefix):] if spaced.startswith(self.normalized_prefix) else " "
+        self.space = spaced[len(self.normalized_prefix) :] if spaced.startswith(self.normalized_prefix) else " "
 
     def entry(self, tid: int, stored: str, text: str, pieces: list[int], reason: str | None = "") -> dict:
         """The finding's entry; `reason` when the caller has told it already (reason_of)."""
@@ -251,8 +252,10 @@ class Explainer:
         if spans is not None:
             spans = [(s, e) for s, e in spans if e > start]
             if len(spans) > 1:
-                parts = [whole[max(s, start):e].replace(self.space, " ") if self.space != " " else whole[max(s, start):e]
-                         for s, e in spans]
+                parts = [
+                    whole[max(s, start) : e].replace(self.space, " ") if self.space != " " else whole[max(s, start) : e]
+                    for s, e in spans
+                ]
                 return f"the pre-tokenizer splits it into {_joined(parts)}"
         return "no merge builds it"
 
@@ -269,6 +272,7 @@ def _joined(parts: list[str]) -> str:
 
 
 # ---- tiktoken --------------------------------------------------------------------------
+
 
 def _tiktoken_unreachable(loaded: LoadedTokenizer) -> list[dict]:
     enc, ranks = loaded.engine, loaded.ranks
@@ -291,13 +295,15 @@ def _tiktoken_unreachable(loaded: LoadedTokenizer) -> list[dict]:
     for text, (data, rank), pieces in zip(texts, kept, encoded):
         if len(pieces) == 1 and pieces[0] == rank:
             continue
-        out.append({
-            "id": rank,
-            "token": base64.b64encode(data).decode("ascii"),
-            "text": text,
-            "pieces": [{"id": p, "text": _utf8(enc.decode_single_token_bytes(p))} for p in pieces],
-            "reason": _tiktoken_reason(split, text),
-        })
+        out.append(
+            {
+                "id": rank,
+                "token": base64.b64encode(data).decode("ascii"),
+                "text": text,
+                "pieces": [{"id": p, "text": _utf8(enc.decode_single_token_bytes(p))} for p in pieces],
+                "reason": _tiktoken_reason(split, text),
+            }
+        )
     out.sort(key=lambda e: e["id"])
     return out
 

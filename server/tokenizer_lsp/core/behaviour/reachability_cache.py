@@ -105,7 +105,7 @@ def write(key: str, entries: list[dict]) -> None:
 
 def _prune(folder: Path) -> None:
     files = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
-    for old in files[:max(0, len(files) - MAX_FILES)]:
+    for old in files[: max(0, len(files) - MAX_FILES)]:
         try:
             old.unlink()
         except OSError:

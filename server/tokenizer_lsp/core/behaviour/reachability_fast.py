@@ -37,8 +37,18 @@ _SEPARABLE = {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Sequence"}
 _SEP = "\ue000"
 _SLICE = 1 << 14  # tokens whose texts are decoded and split at a time
 _OTHER_MODELS = ("WordPiece", "WordLevel", "Unigram")  # outside the definition (BPE only)
-_MODEL_KEYS = {"type", "dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk",
-               "byte_fallback", "ignore_merges", "vocab", "merges"}
+_MODEL_KEYS = {
+    "type",
+    "dropout",
+    "unk_token",
+    "continuing_subword_prefix",
+    "end_of_word_suffix",
+    "fuse_unk",
+    "byte_fallback",
+    "ignore_merges",
+    "vocab",
+    "merges",
+}
 
 
 class _Components:
@@ -77,8 +87,16 @@ def unreachable_by_structure(data: bytes, path: str | None, other_models_empty: 
     return _unreachable(obj, model, *plain, light)
 
 
-def _apart(light, obj: dict, stored: list[str], decoding: TokenDecoding, lo: int, hi: int,
-           contents: set[str], split: list[bool]) -> tuple[dict[int, tuple[str, list[str], str | None]], list]:
+def _apart(
+    light,
+    obj: dict,
+    stored: list[str],
+    decoding: TokenDecoding,
+    lo: int,
+    hi: int,
+    contents: set[str],
+    split: list[bool],
+) -> tuple[dict[int, tuple[str, list[str], str | None]], list]:
     """(place -> (text, words, reason) for each token in stored[lo:hi] whose text the
     normalizer and pre-tokenizer do not leave as the token alone, the slice's texts); True
     is added to `split` if an added token splits one of the texts."""
@@ -279,8 +297,7 @@ def _builds(structure: MergeStructure, by_walk: bool, token: str, tid: int) -> b
     return structure.encode_word(token) == [tid]
 
 
-def _encoded(words: list[str], vocab: dict[str, int], structure: MergeStructure, ignore_merges: bool,
-             by_walk: bool):
+def _encoded(words: list[str], vocab: dict[str, int], structure: MergeStructure, ignore_merges: bool, by_walk: bool):
     """The ids BPE gives these words, as the engine's model does."""
     out: list[int] = []
     for word in words:

@@ -35,7 +35,7 @@ class UnreachableEntry:
         """The message with the token's entry as it is now named (an edit may rename it)."""
         if token == self.token:
             return self.message
-        return _naming(token, self.text, rank_word, self.id) + self.message[self.named:]
+        return _naming(token, self.text, rank_word, self.id) + self.message[self.named :]
 
 
 def compact_entries(entries: list[dict], fmt: str | None) -> list[UnreachableEntry]:
@@ -88,7 +88,7 @@ def with_unreachable(findings: list[Finding], extra: list[Finding]) -> list[Find
 
 
 def message(entry: dict, token: str | None = None, rank_word: str = "id") -> str:
-    """"`ÃªÌģ` (ê + U+0301, id 123) is never produced: its text encodes to → `ế` (26068);
+    """ "`ÃªÌģ` (ê + U+0301, id 123) is never produced: its text encodes to → `ế` (26068);
     the normalizer rewrites it (to `ế`)"."""
     token = entry["token"] if token is None else token
     pieces = entry["pieces"]
@@ -96,8 +96,11 @@ def message(entry: dict, token: str | None = None, rank_word: str = "id") -> str
     if len(pieces) > _MAX_PIECES_SHOWN:
         shown += f" + … ({len(pieces)} pieces)"
     reason = entry.get("reason")
-    return (_naming(token, entry.get("text") or "", rank_word, entry["id"])
-            + f" is never produced: its text encodes to → {shown or 'nothing'}" + (f"; {reason}" if reason else ""))
+    return (
+        _naming(token, entry.get("text") or "", rank_word, entry["id"])
+        + f" is never produced: its text encodes to → {shown or 'nothing'}"
+        + (f"; {reason}" if reason else "")
+    )
 
 
 def _naming(token: str, text: str, rank_word: str, tid: int) -> str:

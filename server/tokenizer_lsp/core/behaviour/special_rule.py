@@ -72,13 +72,19 @@ def special_rule(engine, tokenizer_path: str | None) -> SpecialRule | None:
         if not given:
             return SpecialRule(f"{_FILE_RULE} (tokenizer_config.json sets no add_bos_token/add_eos_token)")
         said = ", ".join(f"{k} {json.dumps(config[k])}" for k in given)
-        return SpecialRule(f"{_FILE_RULE}: it ignores tokenizer_config.json's {said} when a tokenizer.json "
-                           f"is present, as transformers 4 did for {cls or 'a folder without tokenizer_class'}")
+        return SpecialRule(
+            f"{_FILE_RULE}: it ignores tokenizer_config.json's {said} when a tokenizer.json "
+            f"is present, as transformers 4 did for {cls or 'a folder without tokenizer_class'}"
+        )
     # what transformers 4's class would have added instead
-    wanted = {w: config.get(f"add_{w}_token", V4_REBUILDING_CLASSES[base] if w == "bos" else False) is True
-              for w in ("bos", "eos")}
-    said = ", ".join(f"add_{w}_token {str(wanted[w]).lower()}"
-                     f"{'' if f'add_{w}_token' in config else ' (its default)'}" for w in ("bos", "eos"))
+    wanted = {
+        w: config.get(f"add_{w}_token", V4_REBUILDING_CLASSES[base] if w == "bos" else False) is True
+        for w in ("bos", "eos")
+    }
+    said = ", ".join(
+        f"add_{w}_token {str(wanted[w]).lower()}{'' if f'add_{w}_token' in config else ' (its default)'}"
+        for w in ("bos", "eos")
+    )
     added, ids = [], []
     for which in ("bos", "eos"):
         if not wanted[which]:
@@ -86,14 +92,19 @@ def special_rule(engine, tokenizer_path: str | None) -> SpecialRule | None:
         token = _token(config.get(f"{which}_token"))
         tid = engine.token_to_id(token) if token is not None else None
         if tid is None:
-            return SpecialRule(f"{_FILE_RULE}: it ignores tokenizer_config.json's {said} when a tokenizer.json is "
-                               f"present (transformers 4's {base}Fast refused this folder: its {which}_token "
-                               f"{json.dumps(token) if token else '(none)'} is not a token here)")
+            return SpecialRule(
+                f"{_FILE_RULE}: it ignores tokenizer_config.json's {said} when a tokenizer.json is "
+                f"present (transformers 4's {base}Fast refused this folder: its {which}_token "
+                f"{json.dumps(token) if token else '(none)'} is not a token here)"
+            )
         added.append(f"{token} {'first' if which == 'bos' else 'last'}")
         ids.append(tid)
     if sorted(ids) == sorted(_file_adds(engine)):
-        return SpecialRule(f"{_FILE_RULE}; tokenizer_config.json's {said} add the same, as in transformers 4's "
-                           f"{base}Fast")
+        return SpecialRule(
+            f"{_FILE_RULE}; tokenizer_config.json's {said} add the same, as in transformers 4's {base}Fast"
+        )
     v4 = f"adds {' and '.join(added)}" if added else "adds nothing"
-    return SpecialRule(f"{_FILE_RULE}: it ignores tokenizer_config.json's {said} when a tokenizer.json is present "
-                       f"(transformers 4's {base}Fast rebuilt the post-processor from them and {v4})")
+    return SpecialRule(
+        f"{_FILE_RULE}: it ignores tokenizer_config.json's {said} when a tokenizer.json is present "
+        f"(transformers 4's {base}Fast rebuilt the post-processor from them and {v4})"
+    )

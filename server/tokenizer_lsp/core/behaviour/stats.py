@@ -49,10 +49,22 @@ def summarize(idx, unreachable: int | None = None, why: str | None = None) -> di
 
 
 def _empty(idx) -> dict:
-    return {"format": idx.format, "model_type": None, "byte_level_style": None, "vocab_size": 0,
-            "vocab_size_with_added": 0, "merges": None, "added_tokens": 0, "added_tokens_outside_vocab": 0,
-            "special_tokens": 0, "id_range": None, "id_gaps": {"ranges": 0, "missing_ids": 0},
-            "fragments": 0, "longest_tokens": [], "token_length_histogram": {}}
+    return {
+        "format": idx.format,
+        "model_type": None,
+        "byte_level_style": None,
+        "vocab_size": 0,
+        "vocab_size_with_added": 0,
+        "merges": None,
+        "added_tokens": 0,
+        "added_tokens_outside_vocab": 0,
+        "special_tokens": 0,
+        "id_range": None,
+        "id_gaps": {"ranges": 0, "missing_ids": 0},
+        "fragments": 0,
+        "longest_tokens": [],
+        "token_length_histogram": {},
+    }
 
 
 def _summary(idx, v) -> dict:
@@ -114,8 +126,9 @@ def _gaps(ids: set[int]) -> dict:
 
 def _longest(pairs: list, decoded: list[bytes], lengths: list[int]) -> list[dict]:
     top = heapq.nsmallest(LONGEST, range(len(pairs)), key=lambda k: (-lengths[k], pairs[k][1]))
-    return [{"id": pairs[k][1], "token": pairs[k][0], "text": visible_text(decoded[k]), "bytes": lengths[k]}
-            for k in top]
+    return [
+        {"id": pairs[k][1], "token": pairs[k][0], "text": visible_text(decoded[k]), "bytes": lengths[k]} for k in top
+    ]
 
 
 # ---- text ------------------------------------------------------------------------------
@@ -133,8 +146,11 @@ def render(stats: dict, path: str | None = None) -> str:
         if part and part.lower() not in (w.lower() for w in what):
             what.append(part)
     rows.append(("format", ", ".join(what)))
-    size = n(stats["vocab_size"]) if stats["vocab_size"] is not None else \
-        "none: no vocab.json or encoder.json beside this merges file"
+    size = (
+        n(stats["vocab_size"])
+        if stats["vocab_size"] is not None
+        else "none: no vocab.json or encoder.json beside this merges file"
+    )
     if stats["vocab_size_with_added"] != stats["vocab_size"]:
         size += f" ({n(stats['vocab_size_with_added'])} with added tokens)"
     elif stats.get("vocab_entries_used") is not None:  # tekken: the specials, then the entries it uses
@@ -152,8 +168,11 @@ def render(stats: dict, path: str | None = None) -> str:
     if stats["id_range"] is not None:
         lo, hi = stats["id_range"]
         gaps = stats["id_gaps"]
-        tail = (f", {n(gaps['missing_ids'])} missing in {n(gaps['ranges'])} gap{'s' if gaps['ranges'] != 1 else ''}"
-                if gaps["ranges"] else ", no gaps")
+        tail = (
+            f", {n(gaps['missing_ids'])} missing in {n(gaps['ranges'])} gap{'s' if gaps['ranges'] != 1 else ''}"
+            if gaps["ranges"]
+            else ", no gaps"
+        )
         rows.append(("ids", f"{lo}..{hi}{tail}"))
     rows.append(("fragments", f"{n(stats['fragments'])} (tokens whose bytes are not valid UTF-8)"))
     rows.append(("unreachable", _unreachable_text(stats)))

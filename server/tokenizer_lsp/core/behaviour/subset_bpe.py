@@ -47,8 +47,13 @@ def subset_json(obj: dict, text: str) -> bytes | None:
     fallback = bool(model.get("byte_fallback"))
     vocab = {}
     for token, tid in model["vocab"].items():
-        if token in subs or token in added or token == unk or (fallback and byte_token.fullmatch(token)) or \
-                (len(token) > _MAX_TOKEN_CHARS and token in hay):
+        if (
+            token in subs
+            or token in added
+            or token == unk
+            or (fallback and byte_token.fullmatch(token))
+            or (len(token) > _MAX_TOKEN_CHARS and token in hay)
+        ):
             vocab[token] = tid
     # tokenizers numbers an added token that is not in the model's vocabulary after the
     # vocabulary's size: in the reduced copy it has to be there, with its own id (merges never
@@ -69,17 +74,31 @@ def _pieces(obj: dict, text: str) -> list[str] | None:
     """The text's pieces in the model's alphabet, several ways (see the module doc)."""
     from tokenizers import Tokenizer
 
-    shell = {k: obj.get(k) for k in ("version", "truncation", "padding", "normalizer", "pre_tokenizer",
-                                     "post_processor", "decoder")}
-    shell.update(added_tokens=[], truncation=None, padding=None, post_processor=None, decoder=None,
-                 model={"type": "BPE", "vocab": {}, "merges": []})
+    shell = {
+        k: obj.get(k)
+        for k in ("version", "truncation", "padding", "normalizer", "pre_tokenizer", "post_processor", "decoder")
+    }
+    shell.update(
+        added_tokens=[],
+        truncation=None,
+        padding=None,
+        post_processor=None,
+        decoder=None,
+        model={"type": "BPE", "vocab": {}, "merges": []},
+    )
     try:
         tok = Tokenizer.from_str(orjson.dumps(shell).decode())
     except Exception:  # noqa: BLE001 - a shape tokenizers refuses: the caller loads it whole
         return None
-    contents = sorted((a["content"] for a in obj.get("added_tokens") or []
-                       if isinstance(a, dict) and isinstance(a.get("content"), str) and a["content"]),
-                      key=len, reverse=True)
+    contents = sorted(
+        (
+            a["content"]
+            for a in obj.get("added_tokens") or []
+            if isinstance(a, dict) and isinstance(a.get("content"), str) and a["content"]
+        ),
+        key=len,
+        reverse=True,
+    )
     splitter = re.compile("|".join(map(re.escape, contents))) if contents else None
     stretches = {text}
     if splitter is not None:

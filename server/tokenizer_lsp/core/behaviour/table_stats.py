@@ -23,8 +23,11 @@ def summary(plugin, table: TokenTable, findings: list[TableFinding], unreachable
     top = sorted(range(len(rows)), key=lambda k: (-lengths[k], rows[k].id))[:LONGEST]
     types = Counter(r.type for r in rows if r.type is not None)
     # "_"-keys are a plug-in's own (kept for its engine and checks, not settings to show)
-    meta = {k: v for k, v in table.meta.items()
-            if not k.startswith("_") and (isinstance(v, (str, int, float, bool)) or v is None)}
+    meta = {
+        k: v
+        for k, v in table.meta.items()
+        if not k.startswith("_") and (isinstance(v, (str, int, float, bool)) or v is None)
+    }
     return {
         "format": plugin.name,
         "model_type": table.meta.get("model_type"),
@@ -38,8 +41,10 @@ def summary(plugin, table: TokenTable, findings: list[TableFinding], unreachable
         "id_range": [min(ids), max(ids)] if ids else None,
         "id_gaps": _gaps(ids),
         "fragments": sum(1 for f in findings if f.code == "utf8-fragment"),
-        "longest_tokens": [{"id": rows[k].id, "token": rows[k].token, "text": visible_text(rows[k].data),
-                            "bytes": lengths[k]} for k in top],
+        "longest_tokens": [
+            {"id": rows[k].id, "token": rows[k].token, "text": visible_text(rows[k].data), "bytes": lengths[k]}
+            for k in top
+        ],
         "token_length_histogram": {str(n): c for n, c in sorted(Counter(lengths).items())},
         "piece_types": dict(types) if types else None,
         "scores": any(r.score is not None for r in rows),
@@ -57,8 +62,11 @@ def render_stats(s: dict, path: str | None) -> str:
     extra = []
     if s.get("piece_types"):
         extra.append("  piece types: " + ", ".join(f"{t} {n:,}" for t, n in s["piece_types"].items()))
-    shown = {k: v for k, v in (s.get("meta") or {}).items()
-             if k not in ("model_type", "pieces", "lines", "has_trainer_spec") and v is not None}
+    shown = {
+        k: v
+        for k, v in (s.get("meta") or {}).items()
+        if k not in ("model_type", "pieces", "lines", "has_trainer_spec") and v is not None
+    }
     if shown:
         extra.append("  settings: " + ", ".join(f"{k}={_short(v)}" for k, v in shown.items()))
     lines = text.split("\n")

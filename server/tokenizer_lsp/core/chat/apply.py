@@ -17,9 +17,24 @@ from .sandbox import Limits, compile_template, render
 _REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
 # the keyword arguments of apply_chat_template that are not template variables
-_OPTIONS = ("messages", "conversation", "tools", "documents", "add_generation_prompt", "continue_final_message",
-            "chat_template", "tokenize", "sanitize_control_tokens", "return_dict", "padding", "truncation",
-            "max_length", "return_tensors", "return_assistant_tokens_mask", "tokenizer_kwargs")
+_OPTIONS = (
+    "messages",
+    "conversation",
+    "tools",
+    "documents",
+    "add_generation_prompt",
+    "continue_final_message",
+    "chat_template",
+    "tokenize",
+    "sanitize_control_tokens",
+    "return_dict",
+    "padding",
+    "truncation",
+    "max_length",
+    "return_tensors",
+    "return_assistant_tokens_mask",
+    "tokenizer_kwargs",
+)
 
 
 class ChatInputError(ValueError):
@@ -86,13 +101,20 @@ def template_variables(request: dict | list, special_tokens: dict[str, str]) -> 
         raise ChatInputError("continue_final_message and add_generation_prompt are not compatible.")
     kwargs = {k: v for k, v in rest.items() if k not in _OPTIONS}
     variables = {**special_tokens, **kwargs}  # kwargs overwrite special tokens if both are present
-    variables.update(messages=chat, tools=copy.deepcopy(tools), documents=copy.deepcopy(documents),
-                     add_generation_prompt=add_prompt)
+    variables.update(
+        messages=chat, tools=copy.deepcopy(tools), documents=copy.deepcopy(documents), add_generation_prompt=add_prompt
+    )
     return variables, cont
 
 
-def apply(source: str, request: dict | list, special_tokens: dict[str, str], *, now: datetime | None = None,
-          limits: Limits | None = None) -> Rendered:
+def apply(
+    source: str,
+    request: dict | list,
+    special_tokens: dict[str, str],
+    *,
+    now: datetime | None = None,
+    limits: Limits | None = None,
+) -> Rendered:
     """The rendered prompt. Raises jinja2.TemplateSyntaxError (does not compile), what the
     template raises, sandbox.TemplateLimit, or ChatInputError."""
     template = compile_template(source)
@@ -117,8 +139,9 @@ def _tag_final(chat: list[dict], cont, source: str) -> str:
     if key in _REASONING_FIELDS:
         fields = [f for f in _REASONING_FIELDS if chat[-1].get(f) == final]
     if not any(f in source for f in fields):
-        raise ChatInputError(f'continue_final_message is set to "{key}" but this is not an accepted field in the '
-                             "chat_template")
+        raise ChatInputError(
+            f'continue_final_message is set to "{key}" but this is not an accepted field in the chat_template'
+        )
     if isinstance(final, (list, tuple)):
         for block in reversed(final):
             if "text" in block:
@@ -126,8 +149,9 @@ def _tag_final(chat: list[dict], cont, source: str) -> str:
                 block["text"] = block["text"] + _CONTINUE_TAG
                 break
         else:
-            raise ChatInputError("continue_final_message is set but we could not find any text to continue in the "
-                                 "final message!")
+            raise ChatInputError(
+                "continue_final_message is set but we could not find any text to continue in the final message!"
+            )
     else:
         for f in fields:
             chat[-1][f] = chat[-1][f] + _CONTINUE_TAG
@@ -136,10 +160,12 @@ def _tag_final(chat: list[dict], cont, source: str) -> str:
 
 def _cut_at_tag(text: str, final: str) -> str:
     if final.strip() not in text or _CONTINUE_TAG.strip() not in text:
-        raise ChatInputError("continue_final_message is set but the final message does not appear in the chat after "
-                             "applying the chat template")
+        raise ChatInputError(
+            "continue_final_message is set but the final message does not appear in the chat after "
+            "applying the chat template"
+        )
     at = text.rindex(_CONTINUE_TAG.strip())
-    if text[at:at + len(_CONTINUE_TAG)] == _CONTINUE_TAG:
+    if text[at : at + len(_CONTINUE_TAG)] == _CONTINUE_TAG:
         return text[:at]
     return text[:at].rstrip()
 

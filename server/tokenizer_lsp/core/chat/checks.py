@@ -71,8 +71,15 @@ _CACHE_SIZE = 32
 
 
 def _key(source: str, ctx: ChatContext, portability: bool) -> tuple:
-    return (source, portability, tuple(sorted(ctx.special_tokens.items())), tuple(sorted(ctx.stop_ids.items())),
-            ctx.adds_bos, ctx.tokenizer_name, hash(frozenset(ctx.added.items())))
+    return (
+        source,
+        portability,
+        tuple(sorted(ctx.special_tokens.items())),
+        tuple(sorted(ctx.stop_ids.items())),
+        ctx.adds_bos,
+        ctx.tokenizer_name,
+        hash(frozenset(ctx.added.items())),
+    )
 
 
 def template_findings(source: str, ctx: ChatContext, portability: bool = True) -> list[TemplateFinding]:
@@ -110,17 +117,27 @@ def _compute(source: str, ctx: ChatContext, portability: bool) -> list[TemplateF
         except Exception as e:  # noqa: BLE001 - what the template raises is the finding
             span = _raise_span(source, e)
             if name == "plain":
-                return [TemplateFinding("chat-template-render", *span,
-                                        f"the chat template fails on {what}: {errors.message(e)}")]
-            out.append(TemplateFinding("chat-template-rejects", *span,
-                                       f"the chat template rejects {what}: {errors.message(e)}"))
+                return [
+                    TemplateFinding(
+                        "chat-template-render", *span, f"the chat template fails on {what}: {errors.message(e)}"
+                    )
+                ]
+            out.append(
+                TemplateFinding(
+                    "chat-template-rejects", *span, f"the chat template rejects {what}: {errors.message(e)}"
+                )
+            )
             continue
         renders[name] = got.text
         read_clock |= got.read_clock
     if read_clock:
-        out.append(TemplateFinding("chat-template-clock", *_first(source, r"strftime_now"),
-                                   "the template reads the clock (strftime_now): the prompt changes by the day, "
-                                   "so prompt caches miss"))
+        out.append(
+            TemplateFinding(
+                "chat-template-clock",
+                *_first(source, r"strftime_now"),
+                "the template reads the clock (strftime_now): the prompt changes by the day, so prompt caches miss",
+            )
+        )
     out += _double_bos(source, renders.get("plain", ""), ctx)
     out += _stop_token(source, renders.get("plain", ""), chats["plain"][1], ctx)
     out += _generation_prompt(source, renders, chats, ctx)
@@ -139,10 +156,15 @@ def _double_bos(source: str, prompt: str, ctx: ChatContext) -> list[TemplateFind
     if not bos or not prompt.startswith(bos) or ctx.adds_bos is None:
         return []
     span = _first(source, r"bos_token") if "bos_token" in source else _first(source, re.escape(bos))
-    return [TemplateFinding("chat-template-double-bos", *span,
-                            f"the prompt begins with the BOS token {bos!r} and {ctx.tokenizer_name} adds one when "
-                            f"it encodes with special tokens ({ctx.adds_bos}): runtimes that encode the rendered "
-                            "prompt that way (llama.cpp, vLLM's completions) feed two BOS tokens")]
+    return [
+        TemplateFinding(
+            "chat-template-double-bos",
+            *span,
+            f"the prompt begins with the BOS token {bos!r} and {ctx.tokenizer_name} adds one when "
+            f"it encodes with special tokens ({ctx.adds_bos}): runtimes that encode the rendered "
+            "prompt that way (llama.cpp, vLLM's completions) feed two BOS tokens",
+        )
+    ]
 
 
 def _turn_end(prompt: str, content: str, added: dict[str, int]) -> str | None:
@@ -150,7 +172,7 @@ def _turn_end(prompt: str, content: str, added: dict[str, int]) -> str | None:
     at = prompt.find(content)
     if at < 0 or not added:
         return None
-    rest = prompt[at + len(content):].lstrip(" \t\n\r")
+    rest = prompt[at + len(content) :].lstrip(" \t\n\r")
     best = None
     for token in added:
         if token.strip() and rest.startswith(token) and (best is None or len(token) > len(best)):
@@ -168,9 +190,14 @@ def _stop_token(source: str, prompt: str, chat: dict, ctx: ChatContext) -> list[
         return []
     stops = ", ".join(f"{i} ({why})" for i, why in sorted(ctx.stop_ids.items()))
     span = _first(source, re.escape(end)) if end in source else _first(source, r"eos_token")
-    return [TemplateFinding("chat-template-stop-token", *span,
-                            f"an assistant turn ends with {end!r} (id {tid}), which is not a stop token: generation "
-                            f"stops on {stops}, so a model runs past the end of its turn")]
+    return [
+        TemplateFinding(
+            "chat-template-stop-token",
+            *span,
+            f"an assistant turn ends with {end!r} (id {tid}), which is not a stop token: generation "
+            f"stops on {stops}, so a model runs past the end of its turn",
+        )
+    ]
 
 
 def _generation_prompt(source: str, renders: dict[str, str], chats: dict, ctx: ChatContext) -> list[TemplateFinding]:
@@ -179,15 +206,21 @@ def _generation_prompt(source: str, renders: dict[str, str], chats: dict, ctx: C
     plain = renders.get("plain")
     if plain is not None:
         try:
-            prompted = apply(source, {**chats["plain"][1], "add_generation_prompt": True}, ctx.special_tokens,
-                             limits=LIMITS).text
+            prompted = apply(
+                source, {**chats["plain"][1], "add_generation_prompt": True}, ctx.special_tokens, limits=LIMITS
+            ).text
         except Exception:  # noqa: BLE001 - reported by the renders above when it matters
             prompted = None
         if prompted is not None and not (prompted.startswith(plain) and len(prompted) > len(plain)):
-            why = ("adds nothing" if prompted == plain else "changes the chat before it")
-            out.append(TemplateFinding("chat-template-generation-prompt", *span,
-                                       f"add_generation_prompt=True {why}: the prompt with it should be the chat "
-                                       "followed by the assistant's header"))
+            why = "adds nothing" if prompted == plain else "changes the chat before it"
+            out.append(
+                TemplateFinding(
+                    "chat-template-generation-prompt",
+                    *span,
+                    f"add_generation_prompt=True {why}: the prompt with it should be the chat "
+                    "followed by the assistant's header",
+                )
+            )
     for name, text in renders.items():
         try:
             longer = apply(source, with_next_turn(chats[name][1]), ctx.special_tokens, limits=LIMITS).text
@@ -195,11 +228,15 @@ def _generation_prompt(source: str, renders: dict[str, str], chats: dict, ctx: C
             continue
         if not longer.startswith(text):
             at = next((k for k, (a, b) in enumerate(zip(text, longer)) if a != b), min(len(text), len(longer)))
-            out.append(TemplateFinding(
-                "chat-template-generation-prompt", *span,
-                f"{chats[name][0]} renders differently once one more turn follows (from character {at}: "
-                f"{text[at:at + 30]!r} becomes {longer[at:at + 30]!r}): the earlier prompt is not a prefix, so "
-                "prompt caches miss and multi-turn training data differs from inference"))
+            out.append(
+                TemplateFinding(
+                    "chat-template-generation-prompt",
+                    *span,
+                    f"{chats[name][0]} renders differently once one more turn follows (from character {at}: "
+                    f"{text[at : at + 30]!r} becomes {longer[at : at + 30]!r}): the earlier prompt is not a prefix, so "
+                    "prompt caches miss and multi-turn training data differs from inference",
+                )
+            )
             break
     return out
 

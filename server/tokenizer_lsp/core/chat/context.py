@@ -29,16 +29,18 @@ def adds_bos_of_post_processor(post, bos: str | None) -> bool:
     if post.get("type") == "TemplateProcessing":
         single = post.get("single") or []
         first = single[0] if single else None
-        return isinstance(first, dict) and isinstance(first.get("SpecialToken"), dict) and \
-            first["SpecialToken"].get("id") == bos
+        return (
+            isinstance(first, dict)
+            and isinstance(first.get("SpecialToken"), dict)
+            and first["SpecialToken"].get("id") == bos
+        )
     if post.get("type") in ("RobertaProcessing", "BertProcessing"):
         cls = post.get("cls")
         return isinstance(cls, list) and bool(cls) and cls[0] == bos
     return False
 
 
-def stop_ids_of(generation_config: dict | None, config: dict | None, eos_token: str | None,
-                id_of) -> dict[int, str]:
+def stop_ids_of(generation_config: dict | None, config: dict | None, eos_token: str | None, id_of) -> dict[int, str]:
     """generation_config.json's eos_token_id (an id or a list), else config.json's, and the
     tokenizer's eos_token: the ids generation stops on."""
     out: dict[int, str] = {}

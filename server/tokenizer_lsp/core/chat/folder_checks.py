@@ -19,8 +19,10 @@ from .places import JINJA_DIR, JINJA_FILE, TemplatePlace, folder_places
 from .source import special_tokens
 
 # special tokens that only a chat uses: a folder holding one is made for chat
-_CHAT_TOKENS = re.compile(r"<\|im_start\|>|<start_of_turn>|<\|start_header_id\|>|<\|user\|>|<\|assistant\|>|"
-                          r"\[INST\]|<｜User｜>|<\|START_OF_TURN_TOKEN\|>|<\|turn>|<\|start\|>")
+_CHAT_TOKENS = re.compile(
+    r"<\|im_start\|>|<start_of_turn>|<\|start_header_id\|>|<\|user\|>|<\|assistant\|>|"
+    r"\[INST\]|<｜User｜>|<\|START_OF_TURN_TOKEN\|>|<\|turn>|<\|start\|>"
+)
 
 
 def post_processor_of(data: bytes) -> dict | None:
@@ -61,8 +63,12 @@ def folder_context(folder: str, config: dict, configs: dict, facts) -> ChatConte
             if t not in added and (i := facts.id_of(t)) is not None:
                 added[t] = i
         name = facts.name
-    stops = stop_ids_of(_obj(configs.get("generation_config.json")), _obj(configs.get("config.json")),
-                        special.get("eos_token"), lambda t: added.get(t) if facts is None else facts.id_of(t))
+    stops = stop_ids_of(
+        _obj(configs.get("generation_config.json")),
+        _obj(configs.get("config.json")),
+        special.get("eos_token"),
+        lambda t: added.get(t) if facts is None else facts.id_of(t),
+    )
     bos = special.get("bos_token")
     adds = None
     tokenizer_json = os.path.join(folder, "tokenizer.json")
@@ -115,9 +121,17 @@ def config_template_findings(doc, ctx: ChatContext) -> list[Finding]:
     if root is None or root.kind != "object" or "chat_template" not in root.keys:
         return []
     _, node = root.keys["chat_template"]
-    strings = [node] if node.kind == "string" else [
-        found[1] for child in node.items if (found := child.member("template")) is not None
-        and found[1].kind == "string"] if node.kind == "array" else []
+    strings = (
+        [node]
+        if node.kind == "string"
+        else [
+            found[1]
+            for child in node.items
+            if (found := child.member("template")) is not None and found[1].kind == "string"
+        ]
+        if node.kind == "array"
+        else []
+    )
     out = []
     for string in strings:
         text, offsets = string_offsets(doc.data, string.start, string.end)
@@ -153,9 +167,14 @@ def copies_findings(doc, folder: str, ctx: ChatContext) -> list[Finding]:
     differs = _first_difference(taking[0], others[0], ctx, apply, standard_chats())
     if differs is None:
         return []
-    return [Finding("chat-template-copies", *_entry_span(doc),
-                    f"this chat_template and {taking[0].label} render differently ({differs}); transformers uses "
-                    f"{taking[0].label}, so this copy never takes effect there but other loaders may read it")]
+    return [
+        Finding(
+            "chat-template-copies",
+            *_entry_span(doc),
+            f"this chat_template and {taking[0].label} render differently ({differs}); transformers uses "
+            f"{taking[0].label}, so this copy never takes effect there but other loaders may read it",
+        )
+    ]
 
 
 def _first_difference(a: TemplatePlace, b: TemplatePlace, ctx, apply, chats) -> str | None:
@@ -181,8 +200,13 @@ def missing_findings(doc, folder: str, ctx: ChatContext) -> list[Finding]:
         return []
     root = doc.tree
     span = (root.start, root.start + 1) if root is not None else (0, 0)
-    return [Finding("chat-template-missing", *span,
-                    f"the tokenizer has chat tokens ({', '.join(chat[:3])}) but the folder has no chat template "
-                    f"(tokenizer_config.json chat_template, {JINJA_FILE} or {JINJA_DIR}/): apply_chat_template "
-                    "fails and servers fall back to a generic format")]
+    return [
+        Finding(
+            "chat-template-missing",
+            *span,
+            f"the tokenizer has chat tokens ({', '.join(chat[:3])}) but the folder has no chat template "
+            f"(tokenizer_config.json chat_template, {JINJA_FILE} or {JINJA_DIR}/): apply_chat_template "
+            "fails and servers fall back to a generic format",
+        )
+    ]
 

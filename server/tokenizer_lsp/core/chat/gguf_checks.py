@@ -16,12 +16,38 @@ K = "tokenizer.ggml."
 # llama.cpp marks these tokens end-of-generation by their text when a GGUF has them
 # (src/llama-vocab.cpp, `llama_vocab::impl::load`, the special_eog_ids loop; llama.cpp as
 # vendored in llama-cpp-python 0.3.36): it stops on them whatever the metadata says
-LLAMA_CPP_EOG = ("<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
-                 "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
-                 "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
-                 "<\uff5cend\u2581of\u2581sentence\uff5c>", "[e~[")
-_NAMES = (("bos_token", "bos"), ("eos_token", "eos"), ("unk_token", "unknown"), ("sep_token", "seperator"),
-          ("pad_token", "padding"), ("mask_token", "mask"))
+LLAMA_CPP_EOG = (
+    "<|eot_id|>",
+    "<|im_end|>",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<|flush|>",
+    "<|calls|>",
+    "<end_of_turn>",
+    "<|endoftext|>",
+    "</s>",
+    "<|eom_id|>",
+    "<EOT>",
+    "_<EOT>",
+    "[EOT]",
+    "[EOS]",
+    "<|end_of_text|>",
+    "<end_of_utterance>",
+    "<eos>",
+    "<turn|>",
+    "<|tool_response>",
+    "<\uff5cend\u2581of\u2581sentence\uff5c>",
+    "[e~[",
+)
+_NAMES = (
+    ("bos_token", "bos"),
+    ("eos_token", "eos"),
+    ("unk_token", "unknown"),
+    ("sep_token", "seperator"),
+    ("pad_token", "padding"),
+    ("mask_token", "mask"),
+)
 
 
 def gguf_context(table: TokenTable) -> ChatContext:
@@ -57,8 +83,9 @@ def own_findings(table: TokenTable) -> list[TableFinding]:
     for key, text in sorted(_templates(table).items()):
         for f in template_findings(text, ctx):
             where = _line_col(text, f.start)
-            out.append(TableFinding(f.code, f"{f.message} (line {where[0]}, column {where[1]} of the template)",
-                                    key=key))
+            out.append(
+                TableFinding(f.code, f"{f.message} (line {where[0]}, column {where[1]} of the template)", key=key)
+            )
     return out
 
 
@@ -72,8 +99,14 @@ def compare_rendered(table: TokenTable, hf_text: str, hf_special: dict[str, str]
     key = "tokenizer.chat_template"
     ours = _templates(table).get(key)
     if ours is None:
-        return [TableFinding("gguf-chat-template", f"the GGUF has no {key}; the HF folder has one ({hf_label}, "
-                             f"{len(hf_text)} characters): llama.cpp falls back to a guess", key=key)]
+        return [
+            TableFinding(
+                "gguf-chat-template",
+                f"the GGUF has no {key}; the HF folder has one ({hf_label}, "
+                f"{len(hf_text)} characters): llama.cpp falls back to a guess",
+                key=key,
+            )
+        ]
     if ours == hf_text:
         return []
     mine = gguf_context(table).special_tokens
@@ -83,10 +116,15 @@ def compare_rendered(table: TokenTable, hf_text: str, hf_special: dict[str, str]
             a, b = _render(ours, request, mine), _render(hf_text, request, hf_special)
             if a != b:
                 at = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-                return [TableFinding("gguf-chat-template",
-                                     f"{key} renders {what}{' with the generation prompt' if prompt else ''} "
-                                     f"differently from HF's {hf_label}, from character {at}: the GGUF gives "
-                                     f"{a[at:at + 40]!r}, HF {b[at:at + 40]!r}", key=key)]
+                return [
+                    TableFinding(
+                        "gguf-chat-template",
+                        f"{key} renders {what}{' with the generation prompt' if prompt else ''} "
+                        f"differently from HF's {hf_label}, from character {at}: the GGUF gives "
+                        f"{a[at : at + 40]!r}, HF {b[at : at + 40]!r}",
+                        key=key,
+                    )
+                ]
     return []
 
 

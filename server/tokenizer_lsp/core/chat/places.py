@@ -115,7 +115,7 @@ def gguf_places(meta: dict, path: str) -> list[TemplatePlace]:
     out = []
     for key, value in meta.items():
         if isinstance(value, str) and (key == "tokenizer.chat_template" or key.startswith("tokenizer.chat_template.")):
-            name = "default" if key == "tokenizer.chat_template" else key[len("tokenizer.chat_template."):]
+            name = "default" if key == "tokenizer.chat_template" else key[len("tokenizer.chat_template.") :]
             out.append(TemplatePlace(name, value, path, key, True))
     return out
 
@@ -124,11 +124,15 @@ def effective(places: list[TemplatePlace], name: str | None = None, tools: bool 
     """The template transformers' get_chat_template picks (NoTemplate when it would raise)."""
     taking = [p for p in places if p.effective]
     if not taking:
-        raise NoTemplate("no chat template (none in tokenizer_config.json, chat_template.jinja or "
-                         "additional_chat_templates/)")
+        raise NoTemplate(
+            "no chat template (none in tokenizer_config.json, chat_template.jinja or additional_chat_templates/)"
+        )
     named = {p.name: p for p in taking}
-    single = len(taking) == 1 and taking[0].name == "default" and taking[0].key in (None, "chat_template",
-                                                                                 "tokenizer.chat_template")
+    single = (
+        len(taking) == 1
+        and taking[0].name == "default"
+        and taking[0].key in (None, "chat_template", "tokenizer.chat_template")
+    )
     if single:
         # one template: transformers takes `chat_template=NAME` as template text, not a name
         if name not in (None, "default"):
@@ -142,5 +146,7 @@ def effective(places: list[TemplatePlace], name: str | None = None, tools: bool 
         return named["tool_use"]
     if "default" in named:
         return named["default"]
-    raise NoTemplate("This model has multiple chat templates with no default specified; name one with --template "
-                     f"({', '.join(sorted(named))})")
+    raise NoTemplate(
+        "This model has multiple chat templates with no default specified; name one with --template "
+        f"({', '.join(sorted(named))})"
+    )

@@ -14,8 +14,8 @@ it was made from, and the token's characters are found in the source.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import jinja2
 from jinja2 import nodes
@@ -50,17 +50,18 @@ class _GenerationTag(Extension):
 
 
 # parsing only: the sandbox and globals of transformers' environment do not change the tree
-_ENV = jinja2.Environment(trim_blocks=True, lstrip_blocks=True,
-                          extensions=[_GenerationTag, loopcontrols])
+_ENV = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, extensions=[_GenerationTag, loopcontrols])
 # expressions a filter applies to whole (no operator binds looser than `|` inside them)
-_PRIMARY = (nodes.Name, nodes.Getattr, nodes.Getitem, nodes.Const, nodes.List, nodes.Dict, nodes.Call,
-            nodes.Filter)
+_PRIMARY = (nodes.Name, nodes.Getattr, nodes.Getitem, nodes.Const, nodes.List, nodes.Dict, nodes.Call, nodes.Filter)
 _OPEN = {"lparen": "rparen", "lbracket": "rbracket", "lbrace": "rbrace"}
 # Python's own str/dict/list methods that jinja2's immutable sandbox lets a template call: the
 # method names an engine may lack (a name outside these is a macro or data, not claimed)
 _PY_METHODS = frozenset(
-    name for typ in (str, dict, list) for name in dir(typ)
-    if not name.startswith("_") and not modifies_known_mutable(typ(), name))
+    name
+    for typ in (str, dict, list)
+    for name in dir(typ)
+    if not name.startswith("_") and not modifies_known_mutable(typ(), name)
+)
 
 
 class _Tokens:
@@ -80,7 +81,7 @@ class _Tokens:
             self.start.append(at)
             cursor = at + len(value)
         if len(text) != len(source):  # map offsets back through the dropped "\r"s
-            back = [i for i, ch in enumerate(source) if not (ch == "\r" and source[i + 1:i + 2] == "\n")]
+            back = [i for i, ch in enumerate(source) if not (ch == "\r" and source[i + 1 : i + 2] == "\n")]
             back.append(len(source))
             self.start = [back[s] for s in self.start]
             self._back = back
@@ -145,8 +146,9 @@ class _Tokens:
         return self.start[first], self.end(last)
 
 
-def portability_issues(source: str, chats: list[dict],
-                       render_jinja2: Callable[[dict], str] | None) -> list[PortabilityIssue]:
+def portability_issues(
+    source: str, chats: list[dict], render_jinja2: Callable[[dict], str] | None
+) -> list[PortabilityIssue]:
     try:
         tokens = _Tokens(source)
         tree = tokens.parse(source)
@@ -158,6 +160,7 @@ def portability_issues(source: str, chats: list[dict],
 
 
 # --- the walk --------------------------------------------------------------------------------
+
 
 def _static_issues(source: str, tokens: _Tokens, tree: nodes.Template) -> list[PortabilityIssue]:
     found: list[tuple[tuple, str, int, int, str | None]] = []  # key, construct, first, last, portable
@@ -178,12 +181,17 @@ def _static_issues(source: str, tokens: _Tokens, tree: nodes.Template) -> list[P
                 add(("test-args", ""), f"`is {node.name}` with an argument", node.lineno, last)
         elif isinstance(node, nodes.Call):
             _call(node, tokens, add, source)
-        elif isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name) and node.node.name == "loop" \
-                and node.attr not in ("cycle", "changed"):  # methods: _call, with the call's characters
+        elif (
+            isinstance(node, nodes.Getattr)
+            and isinstance(node.node, nodes.Name)
+            and node.node.name == "loop"
+            and node.attr not in ("cycle", "changed")
+        ):  # methods: _call, with the call's characters
             attr = tokens.next(node.lineno)
             add(("loop", node.attr), f"`loop.{node.attr}`", node.node.lineno, attr)
-        elif isinstance(node, nodes.Name) and node.ctx == "load" and node.name not in assigned \
-                and node.name != "dict":  # dict(...): _call, which knows its portable spelling
+        elif (
+            isinstance(node, nodes.Name) and node.ctx == "load" and node.name not in assigned and node.name != "dict"
+        ):  # dict(...): _call, which knows its portable spelling
             add(("global", node.name), f"the `{node.name}` global", node.lineno, node.lineno)
         elif isinstance(node, (nodes.Pow, nodes.FloorDiv)):
             first, last = tokens.span(node)
@@ -196,9 +204,15 @@ def _static_issues(source: str, tokens: _Tokens, tree: nodes.Template) -> list[P
         elif isinstance(node, nodes.For) and node.recursive:
             add(("stmt", "recursive"), "a recursive loop", node.lineno, node.lineno)
         else:
-            kind = {nodes.With: "with", nodes.Block: "block", nodes.Include: "include",
-                    nodes.Import: "import", nodes.FromImport: "from", nodes.Extends: "extends",
-                    nodes.ScopedEvalContextModifier: "autoescape"}.get(type(node))
+            kind = {
+                nodes.With: "with",
+                nodes.Block: "block",
+                nodes.Include: "include",
+                nodes.Import: "import",
+                nodes.FromImport: "from",
+                nodes.Extends: "extends",
+                nodes.ScopedEvalContextModifier: "autoescape",
+            }.get(type(node))
             if kind:
                 add(("stmt", kind), f"`{{% {kind} %}}`", node.lineno, node.lineno)
     for i, (kind, value) in enumerate(tokens.raw):
@@ -244,8 +258,7 @@ def _filter(node: nodes.Filter, tokens: _Tokens, add) -> None:
     if node.name == "slice":
         add(("filter-args", "slice"), "the `slice` filter", name_tok, last)
     if node.name == "default" and not parens:
-        add(("filter-args", "no-parens-default"), "`default` without parentheses", name_tok, name_tok,
-            "default('')")
+        add(("filter-args", "no-parens-default"), "`default` without parentheses", name_tok, name_tok, "default('')")
 
 
 def _call(node: nodes.Call, tokens: _Tokens, add, source: str) -> None:
@@ -268,8 +281,13 @@ def _call(node: nodes.Call, tokens: _Tokens, add, source: str) -> None:
             items = _text(source, tokens, node.args[0])
             if not isinstance(node.args[0], _PRIMARY):  # `a + b|join` would join only b
                 items = f"({items})"
-            add(("method", "join"), "`sep.join(items)`", tokens.span(node)[0], last,
-                f"{items}|join({_text(source, tokens, obj)})")
+            add(
+                ("method", "join"),
+                "`sep.join(items)`",
+                tokens.span(node)[0],
+                last,
+                f"{items}|join({_text(source, tokens, obj)})",
+            )
             return
         add(("method", name), f"the `.{name}()` method", name_tok, last)
         if name == "split" and not node.args and not node.kwargs:
@@ -280,11 +298,17 @@ def _call(node: nodes.Call, tokens: _Tokens, add, source: str) -> None:
             add(("method-args", "replace-count"), "`.replace(old, new, count)`", name_tok, last)
         if name in ("startswith", "endswith") and node.args and isinstance(node.args[0], nodes.Tuple):
             add(("method-args", "tuple-prefix"), f"`.{name}((...))` with a tuple", name_tok, last)
-        if name == "format" and not (isinstance(obj, nodes.Const) and isinstance(obj.value, str)
-                                     and not re.search(r"\{[^}]", obj.value)):
+        if name == "format" and not (
+            isinstance(obj, nodes.Const) and isinstance(obj.value, str) and not re.search(r"\{[^}]", obj.value)
+        ):
             add(("method-args", "format-fields"), "`.format()` with named or numbered fields", name_tok, last)
-    elif isinstance(callee, nodes.Name) and callee.name == "dict" and not node.args and not node.dyn_args \
-            and not node.dyn_kwargs:
+    elif (
+        isinstance(callee, nodes.Name)
+        and callee.name == "dict"
+        and not node.args
+        and not node.dyn_args
+        and not node.dyn_kwargs
+    ):
         items = ", ".join(f"'{k.key}': {_text(source, tokens, k.value)}" for k in node.kwargs)
         add(("global", "dict"), "`dict(...)`", callee.lineno, last, "{" + items + "}")
 
@@ -322,6 +346,7 @@ def _plain_literal(body: str, quote: str) -> str | None:
 
 # --- the tables, by construct ----------------------------------------------------------------
 
+
 def _rule(engine: str, key: tuple) -> T.Rule | None:
     kind, name = key
     llama = engine == T.LLAMA
@@ -332,8 +357,9 @@ def _rule(engine: str, key: tuple) -> T.Rule | None:
         src = "value.cpp get_builtins" if llama else "runtime.ts applyFilter"
         return T.Rule(T.REJECTS, "has no such filter", "", src)
     if kind == "filter-parens" and not llama and name in T.HFJS_FILTERS and name not in T.HFJS_FILTERS_WITH_ARGS:
-        return T.Rule(T.REJECTS, "knows this filter only without parentheses", "no parentheses",
-                      "runtime.ts applyFilter")
+        return T.Rule(
+            T.REJECTS, "knows this filter only without parentheses", "no parentheses", "runtime.ts applyFilter"
+        )
     if kind == "test" and name in T.JINJA_TESTS and name not in (T.LLAMA_TESTS if llama else T.HFJS_TESTS):
         src = "value.cpp global_builtins test_is_*" if llama else "runtime.ts Environment.TESTS"
         return T.Rule(T.REJECTS, "has no such test", "", src)
@@ -352,4 +378,3 @@ def _rule(engine: str, key: tuple) -> T.Rule | None:
         src = "lexer.h escape_chars" if llama else "lexer.ts ESCAPE_CHARACTERS"
         return T.Rule(T.REJECTS, "has no such escape in string literals", "the character itself", src)
     return None
-

@@ -11,8 +11,8 @@ trim_blocks and lstrip_blocks; when only those make the difference the finding s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 MINIJINJA = "MiniJinja"
 # instructions one chat may run: real templates take a few thousand; a runaway loop stops here
@@ -59,14 +59,14 @@ def _location(source: str, mutated: str, error) -> tuple[int, int, str]:
     rng, line = getattr(error, "range", None), getattr(error, "line", None)
     if rng and mutated == source:
         data = source.encode("utf-8")
-        start = len(data[:rng[0]].decode("utf-8", "ignore"))
-        end = len(data[:rng[1]].decode("utf-8", "ignore"))
+        start = len(data[: rng[0]].decode("utf-8", "ignore"))
+        end = len(data[: rng[1]].decode("utf-8", "ignore"))
         if end > start:
             return start, end, f"`{source[start:end]}`"
     if line:
         lines = source.splitlines(keepends=True)
         if line <= len(lines):
-            start = sum(len(x) for x in lines[:line - 1])
+            start = sum(len(x) for x in lines[: line - 1])
             text = lines[line - 1].rstrip("\r\n")
             lead = len(text) - len(text.lstrip())
             return start + lead, start + len(text), f"line {line}"
@@ -77,8 +77,7 @@ def _first_difference(a: str, b: str) -> int:
     return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
-def minijinja_issues(source: str, chats: list[dict], render_jinja2: Callable[[dict], str] | None,
-                     make) -> list:
+def minijinja_issues(source: str, chats: list[dict], render_jinja2: Callable[[dict], str] | None, make) -> list:
     import minijinja
 
     mutated = _tgi_source(source)
@@ -99,30 +98,42 @@ def minijinja_issues(source: str, chats: list[dict], render_jinja2: Callable[[di
             seen_errors.add(detail)
             start, end, construct = _location(source, mutated, error)
             kind = getattr(error, "kind", "error")
-            issues.append(make(MINIJINJA, construct, start, end,
-                               f"MiniJinja (as TGI sets it up) rejects {construct} on chat #{number}: "
-                               f"{kind}: {detail}; portable: a construct both engines know (rendered "
-                               f"with the minijinja library)", None))
+            issues.append(
+                make(
+                    MINIJINJA,
+                    construct,
+                    start,
+                    end,
+                    f"MiniJinja (as TGI sets it up) rejects {construct} on chat #{number}: "
+                    f"{kind}: {detail}; portable: a construct both engines know (rendered "
+                    f"with the minijinja library)",
+                    None,
+                )
+            )
             continue
         if expected is None or got == expected or differs:
             continue
         differs = True
         at = _first_difference(got, expected)
-        near = repr(expected[max(0, at - 10):at + 20])
+        near = repr(expected[max(0, at - 10) : at + 20])
         try:
             trimmed_same = _render(True, mutated, chat) == expected
         except minijinja.TemplateError:
             trimmed_same = False
         if trimmed_same:
             construct = "whitespace after block tags"
-            message = (f"MiniJinja as TGI sets it up (no trim_blocks/lstrip_blocks) renders chat "
-                       f"#{number} differently from character {at} (near {near}): the template relies "
-                       f"on trim_blocks/lstrip_blocks (mistral.rs, which sets them, renders it the same); "
-                       f"portable: strip whitespace with `{{%-`/`-%}}`")
+            message = (
+                f"MiniJinja as TGI sets it up (no trim_blocks/lstrip_blocks) renders chat "
+                f"#{number} differently from character {at} (near {near}): the template relies "
+                f"on trim_blocks/lstrip_blocks (mistral.rs, which sets them, renders it the same); "
+                f"portable: strip whitespace with `{{%-`/`-%}}`"
+            )
         else:
             construct = "the rendered prompt"
-            message = (f"MiniJinja (as TGI sets it up) renders chat #{number} differently from "
-                       f"jinja2 from character {at} (jinja2: {near}, MiniJinja: "
-                       f"{got[max(0, at - 10):at + 20]!r})")
+            message = (
+                f"MiniJinja (as TGI sets it up) renders chat #{number} differently from "
+                f"jinja2 from character {at} (jinja2: {near}, MiniJinja: "
+                f"{got[max(0, at - 10) : at + 20]!r})"
+            )
         issues.append(make(MINIJINJA, construct, -1, -1, message, None))
     return issues

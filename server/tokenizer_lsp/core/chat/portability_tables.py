@@ -42,8 +42,22 @@ class Rule:
 JINJA_FILTERS = frozenset(_JINJA_FILTERS) | {"tojson"}
 JINJA_TESTS = frozenset(_JINJA_TESTS)
 LOOP_ATTRIBUTES_JINJA = frozenset(
-    {"index", "index0", "revindex", "revindex0", "first", "last", "length", "previtem",
-     "nextitem", "cycle", "depth", "depth0", "changed"})
+    {
+        "index",
+        "index0",
+        "revindex",
+        "revindex0",
+        "first",
+        "last",
+        "length",
+        "previtem",
+        "nextitem",
+        "cycle",
+        "depth",
+        "depth0",
+        "changed",
+    }
+)
 
 # --- llama.cpp -------------------------------------------------------------------------------
 # value.cpp `value_{int,float,string,bool,array,object}_t::get_builtins` (filters and methods are
@@ -52,72 +66,204 @@ LOOP_ATTRIBUTES_JINJA = frozenset(
 # names only `value_undefined_t`/`value_none_t` define (sum, truncate, wordcount, unique) and the
 # ones whose body throws `not_implemented_exception` (array `unique`) are left out: on a real
 # value they fail.
-LLAMA_FILTERS = frozenset({
-    "default", "d", "abs", "int", "float", "safe", "string", "tojson", "upper", "lower", "strip",
-    "trim", "rstrip", "lstrip", "title", "capitalize", "length", "count", "startswith",
-    "endswith", "split", "rsplit", "replace", "format", "slice", "indent", "join", "list",
-    "first", "last", "selectattr", "select", "rejectattr", "reject", "map", "sort", "reverse",
-    "min", "max", "get", "keys", "values", "items", "dictsort"})
+LLAMA_FILTERS = frozenset(
+    {
+        "default",
+        "d",
+        "abs",
+        "int",
+        "float",
+        "safe",
+        "string",
+        "tojson",
+        "upper",
+        "lower",
+        "strip",
+        "trim",
+        "rstrip",
+        "lstrip",
+        "title",
+        "capitalize",
+        "length",
+        "count",
+        "startswith",
+        "endswith",
+        "split",
+        "rsplit",
+        "replace",
+        "format",
+        "slice",
+        "indent",
+        "join",
+        "list",
+        "first",
+        "last",
+        "selectattr",
+        "select",
+        "rejectattr",
+        "reject",
+        "map",
+        "sort",
+        "reverse",
+        "min",
+        "max",
+        "get",
+        "keys",
+        "values",
+        "items",
+        "dictsort",
+    }
+)
 # methods callable as `x.name(...)`: the same tables (string, object, array entries)
-LLAMA_METHODS = frozenset({
-    "upper", "lower", "strip", "rstrip", "lstrip", "title", "capitalize", "startswith",
-    "endswith", "split", "rsplit", "replace", "format", "get", "keys", "values", "items"})
+LLAMA_METHODS = frozenset(
+    {
+        "upper",
+        "lower",
+        "strip",
+        "rstrip",
+        "lstrip",
+        "title",
+        "capitalize",
+        "startswith",
+        "endswith",
+        "split",
+        "rsplit",
+        "replace",
+        "format",
+        "get",
+        "keys",
+        "values",
+        "items",
+    }
+)
 # value.cpp `global_builtins`: the `test_is_*` entries (escaped, filter: not_implemented)
-LLAMA_TESTS = frozenset({
-    "boolean", "callable", "odd", "even", "false", "true", "divisibleby", "string", "integer",
-    "float", "number", "iterable", "sequence", "mapping", "lower", "upper", "none", "defined",
-    "undefined", "eq", "equalto", "ge", "gt", "greaterthan", "lt", "lessthan", "ne", "in",
-    "test", "sameas"})
+LLAMA_TESTS = frozenset(
+    {
+        "boolean",
+        "callable",
+        "odd",
+        "even",
+        "false",
+        "true",
+        "divisibleby",
+        "string",
+        "integer",
+        "float",
+        "number",
+        "iterable",
+        "sequence",
+        "mapping",
+        "lower",
+        "upper",
+        "none",
+        "defined",
+        "undefined",
+        "eq",
+        "equalto",
+        "ge",
+        "gt",
+        "greaterthan",
+        "lt",
+        "lessthan",
+        "ne",
+        "in",
+        "test",
+        "sameas",
+    }
+)
 # runtime.cpp `for_statement::execute_impl`: the `loop` object it builds (has_builtins = false)
-LLAMA_LOOP = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length",
-                        "previtem", "nextitem"})
+LLAMA_LOOP = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "previtem", "nextitem"})
 # value.cpp `global_builtins`: raise_exception, dict, namespace, strftime_now, range, tojson
 LLAMA_GLOBALS_MISSING = frozenset({"cycler", "joiner", "lipsum"})
 # lexer.h `escape_chars` (lexer.cpp `consume_while` throws "unknown escape character")
 LLAMA_ESCAPES = frozenset("ntrbfv\\'\"")
 
-_LX, _PX, _RX, _VX = ("lexer.cpp lexer::tokenize", "parser.cpp parser::parse_jinja_statement",
-                      "runtime.cpp", "value.cpp")
+_LX, _PX, _RX, _VX = (
+    "lexer.cpp lexer::tokenize",
+    "parser.cpp parser::parse_jinja_statement",
+    "runtime.cpp",
+    "value.cpp",
+)
 LLAMA_RULES: dict[tuple, Rule] = {
-    ("op", "**"): Rule(REJECTS, "has no `**` operator (the parser meets a second `*`)",
-                       "multiply it out", "parser.cpp parse_multiplicative_expression"),
-    ("op", "//"): Rule(REJECTS, "has no `//` operator (the parser meets a second `/`)",
-                       "`(a / b)|int` for non-negative numbers", "parser.cpp parse_multiplicative_expression"),
-    ("op", "chain"): Rule(DIFFERS, "reads `a < b < c` as `(a < b) < c`",
-                          "`a < b and b < c`", "parser.cpp parse_comparison_expression"),
-    ("op", "list*"): Rule(REJECTS, "cannot repeat a list with `*` (only strings)",
-                          "a loop", "runtime.cpp binary_expression::execute_impl"),
+    ("op", "**"): Rule(
+        REJECTS,
+        "has no `**` operator (the parser meets a second `*`)",
+        "multiply it out",
+        "parser.cpp parse_multiplicative_expression",
+    ),
+    ("op", "//"): Rule(
+        REJECTS,
+        "has no `//` operator (the parser meets a second `/`)",
+        "`(a / b)|int` for non-negative numbers",
+        "parser.cpp parse_multiplicative_expression",
+    ),
+    ("op", "chain"): Rule(
+        DIFFERS, "reads `a < b < c` as `(a < b) < c`", "`a < b and b < c`", "parser.cpp parse_comparison_expression"
+    ),
+    ("op", "list*"): Rule(
+        REJECTS, "cannot repeat a list with `*` (only strings)", "a loop", "runtime.cpp binary_expression::execute_impl"
+    ),
     ("ws", "+"): Rule(REJECTS, "has no `+` whitespace modifier on tags", "`{%`/`%}`", _LX),
-    ("stmt", "recursive"): Rule(REJECTS, "has no recursive loops", "a macro that calls itself",
-                                "parser.cpp parse_for_statement"),
+    ("stmt", "recursive"): Rule(
+        REJECTS, "has no recursive loops", "a macro that calls itself", "parser.cpp parse_for_statement"
+    ),
     ("filter-args", "map-positional"): Rule(
-        REJECTS, "implements `map` only with `attribute=` (`map: filter-mapping not implemented`)",
-        "a loop", _VX + " value_array_t map"),
+        REJECTS,
+        "implements `map` only with `attribute=` (`map: filter-mapping not implemented`)",
+        "a loop",
+        _VX + " value_array_t map",
+    ),
     ("filter-args", "select-test"): Rule(
-        DIFFERS, "reads the one argument of `select`/`reject` as an attribute name, not a test",
-        "`selectattr`/a loop", _VX + " selectattr<>"),
+        DIFFERS,
+        "reads the one argument of `select`/`reject` as an attribute name, not a test",
+        "`selectattr`/a loop",
+        _VX + " selectattr<>",
+    ),
     ("filter-args", "selectattr-test"): Rule(
-        REJECTS, "reads the two arguments of `selectattr(attr, test)` as `(test, value)`",
-        "`selectattr(attr, test, value)` or a loop", _VX + " selectattr<>"),
+        REJECTS,
+        "reads the two arguments of `selectattr(attr, test)` as `(test, value)`",
+        "`selectattr(attr, test, value)` or a loop",
+        _VX + " selectattr<>",
+    ),
     ("filter-args", "format"): Rule(
-        DIFFERS, "implements `format` as Python's `str.format` with `{}` only: `%s` stays as it is",
-        "`~` concatenation", _VX + " value_string_t format"),
+        DIFFERS,
+        "implements `format` as Python's `str.format` with `{}` only: `%s` stays as it is",
+        "`~` concatenation",
+        _VX + " value_string_t format",
+    ),
     ("filter-args", "slice"): Rule(
-        DIFFERS, "implements the `slice` filter as a Python slice, not jinja2's split into N lists",
-        "", _VX + " value_array_t slice"),
+        DIFFERS,
+        "implements the `slice` filter as a Python slice, not jinja2's split into N lists",
+        "",
+        _VX + " value_array_t slice",
+    ),
     ("method-args", "split-none"): Rule(
-        DIFFERS, "splits `.split()` without a separator on single spaces only (FIXME in the source)",
-        "", _VX + " value_string_t split"),
+        DIFFERS,
+        "splits `.split()` without a separator on single spaces only (FIXME in the source)",
+        "",
+        _VX + " value_string_t split",
+    ),
     ("method-args", "replace-count"): Rule(
-        REJECTS, "has no `count` argument to `replace` (not_implemented_exception)", "", _VX + " replace"),
+        REJECTS, "has no `count` argument to `replace` (not_implemented_exception)", "", _VX + " replace"
+    ),
     ("method-args", "format-fields"): Rule(
-        REJECTS, "implements `.format` with bare `{}` placeholders only", "`~` concatenation",
-        _VX + " value_string_t format"),
+        REJECTS,
+        "implements `.format` with bare `{}` placeholders only",
+        "`~` concatenation",
+        _VX + " value_string_t format",
+    ),
     ("method-args", "tuple-prefix"): Rule(
-        REJECTS, "takes one string in `startswith`/`endswith`, not a tuple", "`or` of two calls",
-        _VX + " value_string_t startswith"),
-    ("method", "join"): Rule(REJECTS, "does not implement `str.join` (not_implemented_exception)",
-                             "`items|join(sep)`", _VX + " value_string_t join"),
+        REJECTS,
+        "takes one string in `startswith`/`endswith`, not a tuple",
+        "`or` of two calls",
+        _VX + " value_string_t startswith",
+    ),
+    ("method", "join"): Rule(
+        REJECTS,
+        "does not implement `str.join` (not_implemented_exception)",
+        "`items|join(sep)`",
+        _VX + " value_string_t join",
+    ),
 }
 for _name in ("raw", "with", "block", "include", "import", "from", "extends", "autoescape"):
     LLAMA_RULES[("stmt", _name)] = Rule(REJECTS, f"has no `{{% {_name} %}}` statement ('Unknown statement')", "", _PX)
@@ -127,23 +273,103 @@ for _name in ("raw", "with", "block", "include", "import", "from", "extends", "a
 # runtime.ts `Interpreter.applyFilter`: the filters it knows, by operand type (without and with
 # arguments); object filters fall back to `ObjectValue.builtins` (get, items, keys, values,
 # dictsort). A name absent from every branch throws "Unknown ... filter".
-HFJS_FILTERS = frozenset({
-    "safe", "tojson", "list", "first", "last", "length", "reverse", "sort", "join", "string",
-    "unique", "upper", "lower", "title", "capitalize", "trim", "indent", "int", "float", "abs",
-    "items", "keys", "values", "get", "dictsort", "default", "selectattr", "rejectattr", "map",
-    "replace"})
+HFJS_FILTERS = frozenset(
+    {
+        "safe",
+        "tojson",
+        "list",
+        "first",
+        "last",
+        "length",
+        "reverse",
+        "sort",
+        "join",
+        "string",
+        "unique",
+        "upper",
+        "lower",
+        "title",
+        "capitalize",
+        "trim",
+        "indent",
+        "int",
+        "float",
+        "abs",
+        "items",
+        "keys",
+        "values",
+        "get",
+        "dictsort",
+        "default",
+        "selectattr",
+        "rejectattr",
+        "map",
+        "replace",
+    }
+)
 # applyFilter's CallExpression branch: the filters it accepts with parentheses
-HFJS_FILTERS_WITH_ARGS = frozenset({
-    "tojson", "join", "int", "float", "default", "sort", "selectattr", "rejectattr", "map",
-    "indent", "replace", "items", "keys", "values", "get", "dictsort"})
+HFJS_FILTERS_WITH_ARGS = frozenset(
+    {
+        "tojson",
+        "join",
+        "int",
+        "float",
+        "default",
+        "sort",
+        "selectattr",
+        "rejectattr",
+        "map",
+        "indent",
+        "replace",
+        "items",
+        "keys",
+        "values",
+        "get",
+        "dictsort",
+    }
+)
 # runtime.ts `StringValue.builtins` and `ObjectValue.builtins` (ArrayValue has only `length`)
-HFJS_METHODS = frozenset({
-    "upper", "lower", "strip", "title", "capitalize", "rstrip", "lstrip", "startswith",
-    "endswith", "split", "replace", "get", "items", "keys", "values"})
+HFJS_METHODS = frozenset(
+    {
+        "upper",
+        "lower",
+        "strip",
+        "title",
+        "capitalize",
+        "rstrip",
+        "lstrip",
+        "startswith",
+        "endswith",
+        "split",
+        "replace",
+        "get",
+        "items",
+        "keys",
+        "values",
+    }
+)
 # runtime.ts `Environment.TESTS` (eq/equalto need an argument, which the parser never passes)
-HFJS_TESTS = frozenset({
-    "boolean", "callable", "odd", "even", "false", "true", "none", "string", "number",
-    "integer", "iterable", "mapping", "sequence", "lower", "upper", "defined", "undefined"})
+HFJS_TESTS = frozenset(
+    {
+        "boolean",
+        "callable",
+        "odd",
+        "even",
+        "false",
+        "true",
+        "none",
+        "string",
+        "number",
+        "integer",
+        "iterable",
+        "mapping",
+        "sequence",
+        "lower",
+        "upper",
+        "defined",
+        "undefined",
+    }
+)
 # runtime.ts `Interpreter.evaluateFor`: the `loop` map it builds
 HFJS_LOOP = LLAMA_LOOP
 # runtime.ts `setupGlobals` and `Environment.variables` (namespace): no dict, cycler, ...
@@ -153,24 +379,39 @@ HFJS_ESCAPES = frozenset("ntrbfv\\'\"xu")
 
 _HP, _HR = "parser.ts", "runtime.ts"
 HFJS_RULES: dict[tuple, Rule] = {
-    ("test-args", ""): Rule(REJECTS, "takes no argument after a test (the parser stops at the test name)",
-                            "a comparison operator (`==`, `<`, `in`)", _HP + " parseTestExpression"),
-    ("op", "chain"): Rule(DIFFERS, "reads `a < b < c` as `(a < b) < c`", "`a < b and b < c`",
-                          _HP + " parseComparisonExpression"),
+    ("test-args", ""): Rule(
+        REJECTS,
+        "takes no argument after a test (the parser stops at the test name)",
+        "a comparison operator (`==`, `<`, `in`)",
+        _HP + " parseTestExpression",
+    ),
+    ("op", "chain"): Rule(
+        DIFFERS, "reads `a < b < c` as `(a < b) < c`", "`a < b and b < c`", _HP + " parseComparisonExpression"
+    ),
     ("ws", "+"): Rule(REJECTS, "has no `+` whitespace modifier on tags", "`{%`/`%}`", "lexer.ts tokenize"),
-    ("stmt", "recursive"): Rule(REJECTS, "has no recursive loops", "a macro that calls itself",
-                                _HP + " parseForStatement"),
+    ("stmt", "recursive"): Rule(
+        REJECTS, "has no recursive loops", "a macro that calls itself", _HP + " parseForStatement"
+    ),
     ("filter-args", "map-positional"): Rule(
-        REJECTS, "implements `map` only with `attribute=`", "a loop", _HR + " applyFilter map"),
+        REJECTS, "implements `map` only with `attribute=`", "a loop", _HR + " applyFilter map"
+    ),
     ("filter-args", "attr-nonliteral"): Rule(
-        REJECTS, "takes only string literals as `selectattr`/`rejectattr` arguments", "",
-        _HR + " applyFilter selectattr"),
+        REJECTS,
+        "takes only string literals as `selectattr`/`rejectattr` arguments",
+        "",
+        _HR + " applyFilter selectattr",
+    ),
     ("filter-args", "no-parens-default"): Rule(
-        REJECTS, "knows `default` only with parentheses", "`default('')`", _HR + " applyFilter"),
+        REJECTS, "knows `default` only with parentheses", "`default('')`", _HR + " applyFilter"
+    ),
     ("method-args", "strip-chars"): Rule(
-        DIFFERS, "ignores the characters argument of `strip`/`lstrip`/`rstrip`: it strips all whitespace",
-        "", _HR + " StringValue.builtins"),
+        DIFFERS,
+        "ignores the characters argument of `strip`/`lstrip`/`rstrip`: it strips all whitespace",
+        "",
+        _HR + " StringValue.builtins",
+    ),
 }
 for _name in ("raw", "with", "block", "include", "import", "from", "extends", "autoescape"):
-    HFJS_RULES[("stmt", _name)] = Rule(REJECTS, f"has no `{{% {_name} %}}` statement ('Unknown statement type')",
-                                       "", _HP + " parseJinjaStatement")
+    HFJS_RULES[("stmt", _name)] = Rule(
+        REJECTS, f"has no `{{% {_name} %}}` statement ('Unknown statement type')", "", _HP + " parseJinjaStatement"
+    )

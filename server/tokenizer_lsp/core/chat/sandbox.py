@@ -125,7 +125,8 @@ class _TemplateNamespace(jinja2.utils.Namespace):
         if isinstance(name, str) and name.startswith("_"):
             raise jinja2.exceptions.SecurityError(
                 f"Chat templates cannot store underscore-prefixed attributes on a namespace, but got {name!r}. "
-                "Please rename the attribute.")
+                "Please rename the attribute."
+            )
 
 
 class _LimitedEnvironment(ImmutableSandboxedEnvironment):
@@ -143,14 +144,17 @@ class _LimitedEnvironment(ImmutableSandboxedEnvironment):
         elif operator == "*":
             for seq, n in ((left, right), (right, left)):
                 if isinstance(seq, (str, list, tuple)) and isinstance(n, int) and len(seq) * n > cap:
-                    raise TemplateLimit(f"the template repeats a {type(seq).__name__} of length {len(seq)} "
-                                        f"{n} times: more than {cap:,} items")
+                    raise TemplateLimit(
+                        f"the template repeats a {type(seq).__name__} of length {len(seq)} "
+                        f"{n} times: more than {cap:,} items"
+                    )
         return super().call_binop(context, operator, left, right)
 
 
 def new_environment() -> ImmutableSandboxedEnvironment:
-    env = _LimitedEnvironment(trim_blocks=True, lstrip_blocks=True,
-                              extensions=[_GenerationTag, jinja2.ext.loopcontrols])
+    env = _LimitedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=[_GenerationTag, jinja2.ext.loopcontrols]
+    )
     env.filters["tojson"] = _tojson
     env.globals["raise_exception"] = _raise_exception
     env.globals["strftime_now"] = _strftime_now
@@ -201,15 +205,22 @@ class Output:
     read_clock: bool
 
 
-def render(template: jinja2.Template, variables: dict, *, now: datetime | None = None,
-           limits: Limits | None = None, track_generation: bool = True) -> Output:
+def render(
+    template: jinja2.Template,
+    variables: dict,
+    *,
+    now: datetime | None = None,
+    limits: Limits | None = None,
+    track_generation: bool = True,
+) -> Output:
     """Render as transformers does (`Template.generate`, joined), within the limits. Raises
     what the template raises (jinja2.TemplateError and the Python errors of its operations)
     or TemplateLimit."""
     limits = limits or Limits()
     blocks: list[str] = []
-    state = RenderState(now=now, limits=limits, generation=[] if track_generation else None,
-                        blocks=blocks if track_generation else None)
+    state = RenderState(
+        now=now, limits=limits, generation=[] if track_generation else None, blocks=blocks if track_generation else None
+    )
     token = _STATE.set(state)
     size = 0
     try:

@@ -21,14 +21,31 @@ SPECIAL_MAP = "special_tokens_map.json"
 # a folder whose config leaves a key out gets the class's default, one that writes null none
 CLASS_DEFAULTS: dict[str, dict[str, str]] = {
     "LlamaTokenizer": {"unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>"},
-    "GemmaTokenizer": {"unk_token": "<unk>", "bos_token": "<bos>", "eos_token": "<eos>", "pad_token": "<pad>",
-                       "mask_token": "<mask>"},
+    "GemmaTokenizer": {
+        "unk_token": "<unk>",
+        "bos_token": "<bos>",
+        "eos_token": "<eos>",
+        "pad_token": "<pad>",
+        "mask_token": "<mask>",
+    },
     "Qwen2Tokenizer": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
     "GPT2Tokenizer": {"unk_token": "<|endoftext|>", "bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>"},
-    "BertTokenizer": {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]",
-                      "mask_token": "[MASK]"},
-    "CohereTokenizer": {"unk_token": "<UNK>", "bos_token": "<BOS_TOKEN>", "eos_token": "<|END_OF_TURN_TOKEN|>",
-                        "pad_token": "<PAD>", "cls_token": "<CLS>", "sep_token": "<SEP>", "mask_token": "<MASK_TOKEN>"},
+    "BertTokenizer": {
+        "unk_token": "[UNK]",
+        "sep_token": "[SEP]",
+        "pad_token": "[PAD]",
+        "cls_token": "[CLS]",
+        "mask_token": "[MASK]",
+    },
+    "CohereTokenizer": {
+        "unk_token": "<UNK>",
+        "bos_token": "<BOS_TOKEN>",
+        "eos_token": "<|END_OF_TURN_TOKEN|>",
+        "pad_token": "<PAD>",
+        "cls_token": "<CLS>",
+        "sep_token": "<SEP>",
+        "mask_token": "<MASK_TOKEN>",
+    },
 }
 
 
@@ -135,8 +152,14 @@ def _gguf(path: str) -> ChatSource:
         raise SourceError(f"{path}: cannot read the GGUF: {e}") from e
     tokens = meta.get("tokenizer.ggml.tokens") or []
     named = {}
-    for name, key in (("bos_token", "bos"), ("eos_token", "eos"), ("unk_token", "unknown"),
-                      ("sep_token", "seperator"), ("pad_token", "padding"), ("mask_token", "mask")):
+    for name, key in (
+        ("bos_token", "bos"),
+        ("eos_token", "eos"),
+        ("unk_token", "unknown"),
+        ("sep_token", "seperator"),
+        ("pad_token", "padding"),
+        ("mask_token", "mask"),
+    ):
         tid = meta.get(f"tokenizer.ggml.{key}_token_id")
         if isinstance(tid, int) and 0 <= tid < len(tokens):
             named[name] = tokens[tid]
@@ -168,5 +191,13 @@ def tokenizer_file(source: ChatSource) -> str | None:
     return None
 
 
-__all__ = ["JINJA_FILE", "ChatSource", "NoTemplate", "SourceError", "chosen", "open_source", "special_tokens",
-           "tokenizer_file"]
+__all__ = [
+    "JINJA_FILE",
+    "ChatSource",
+    "NoTemplate",
+    "SourceError",
+    "chosen",
+    "open_source",
+    "special_tokens",
+    "tokenizer_file",
+]

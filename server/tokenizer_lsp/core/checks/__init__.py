@@ -69,25 +69,34 @@ def vocab_findings(v: Vocabulary, fragments: bool = True) -> list[PendingFinding
             if tok in v.added:  # added/special tokens are matched literally
                 continue
             chars = ", ".join(f"{c!r} U+{ord(c):04X}" for c in outside_alphabet(tok)[:3])
-            out.append(PendingFinding(
-                "not-byte-level", Ref("vocab", i),
-                f"{_q(tok)} has characters outside the byte-level alphabet ({chars}); "
-                "the ByteLevel decoder will emit its own UTF-8 instead of bytes",
-            ))
+            out.append(
+                PendingFinding(
+                    "not-byte-level",
+                    Ref("vocab", i),
+                    f"{_q(tok)} has characters outside the byte-level alphabet ({chars}); "
+                    "the ByteLevel decoder will emit its own UTF-8 instead of bytes",
+                )
+            )
         if fragments:
             for i, data in zip(bad_utf8, bad_bytes):
-                out.append(PendingFinding(
-                    "utf8-fragment", Ref("vocab", i),
-                    f"{_q(tokens[i])} = bytes {hex_head(data)}: {short_fragment_kind(data)}",
-                ))
+                out.append(
+                    PendingFinding(
+                        "utf8-fragment",
+                        Ref("vocab", i),
+                        f"{_q(tokens[i])} = bytes {hex_head(data)}: {short_fragment_kind(data)}",
+                    )
+                )
     elif v.scheme is Scheme.SENTENCEPIECE and fragments:
         for tok in byte_fallback_fragments(v.tokens):
             byte = bytes([int(tok[3:5], 16)])
-            out.append(PendingFinding(
-                "utf8-fragment", Ref("vocab", v.tokens[tok], token=tok),
-                f"{_q(tok)} = byte {byte.hex().upper()}: {short_fragment_kind(byte)}, "
-                "a byte-fallback token that is not UTF-8 on its own",
-            ))
+            out.append(
+                PendingFinding(
+                    "utf8-fragment",
+                    Ref("vocab", v.tokens[tok], token=tok),
+                    f"{_q(tok)} = byte {byte.hex().upper()}: {short_fragment_kind(byte)}, "
+                    "a byte-fallback token that is not UTF-8 on its own",
+                )
+            )
     return out
 
 
@@ -102,19 +111,25 @@ def id_findings(v: Vocabulary, duplicates: list[tuple[int, int, str]] | None = N
         first: dict[int, str] = {}
         for i, (tok, tid) in enumerate(v.tokens.items()):
             if tid in first:
-                out.append(PendingFinding(
-                    "duplicate-id", Ref("vocab", i),
-                    f"{what} {tid} of {_q(tok)} is already the {what} of {_q(first[tid])}",
-                ))
+                out.append(
+                    PendingFinding(
+                        "duplicate-id",
+                        Ref("vocab", i),
+                        f"{what} {tid} of {_q(tok)} is already the {what} of {_q(first[tid])}",
+                    )
+                )
             else:
                 first[tid] = tok
     if duplicates:
         for start, end, tok in duplicates:
-            out.append(PendingFinding(
-                "duplicate-token", Ref("span", start, end),
-                f"{_q(tok)} appears more than once in the vocabulary; the last {what} "
-                f"({v.tokens.get(tok)}) wins and the earlier entry is lost",
-            ))
+            out.append(
+                PendingFinding(
+                    "duplicate-token",
+                    Ref("span", start, end),
+                    f"{_q(tok)} appears more than once in the vocabulary; the last {what} "
+                    f"({v.tokens.get(tok)}) wins and the earlier entry is lost",
+                )
+            )
     # Unigram ids are list positions: dense by construction; with unloadable ids (reported
     # as `schema`) the gaps they leave would only repeat that finding
     if v.model_type != "Unigram" and not v.unloadable:
@@ -155,12 +170,17 @@ def _gaps(v: Vocabulary, ids: list[int], ordered_ids: list[int]) -> list[Pending
         what = "rank" if v.scheme is Scheme.RAW_BYTES else "id"  # tiktoken: ranks are the ids
         span = f"{what} {a}" if a == b else f"{what}s {a}..{b} ({b - a + 1} {what}s)"
         ref = Ref("vocab", ordinal_of_id[nxt]) if nxt in ordinal_of_id else Ref("added-id", nxt)
-        out.append(PendingFinding("id-gap", ref, f"{span} missing: no token has {f'this {what}' if a == b else f'these {what}s'}"))
+        out.append(
+            PendingFinding(
+                "id-gap", ref, f"{span} missing: no token has {f'this {what}' if a == b else f'these {what}s'}"
+            )
+        )
     return out
 
 
-def merge_findings(v: Vocabulary, start: int = 0, stop: int | None = None,
-                   merges: list | None = None) -> list[PendingFinding]:
+def merge_findings(
+    v: Vocabulary, start: int = 0, stop: int | None = None, merges: list | None = None
+) -> list[PendingFinding]:
     """Findings for the merges of rank start..stop (all by default); `merges`, when given,
     holds those merges (parsed apart from the vocabulary)."""
     if merges is None:
@@ -220,8 +240,13 @@ def split_well_formed(merges: list, as_pairs: bool) -> tuple[list[str], list[str
 def _one_merge(v: Vocabulary, rank: int, a: str, b: str, result: str) -> list[PendingFinding]:
     if not a or not b:  # "ab " splits in two, but an empty part merges nothing
         stored = [a, b] if v.merges_as_pairs else f"{a} {b}"
-        return [PendingFinding("merge-malformed", Ref("merge", rank, pair=(a, b)),
-                               f"merge {rank} {_malformed(stored, v.merges_as_pairs)}")]
+        return [
+            PendingFinding(
+                "merge-malformed",
+                Ref("merge", rank, pair=(a, b)),
+                f"merge {rank} {_malformed(stored, v.merges_as_pairs)}",
+            )
+        ]
     out = []
     vocab, unloadable = v.tokens, v.unloadable
 
@@ -230,16 +255,22 @@ def _one_merge(v: Vocabulary, rank: int, a: str, b: str, result: str) -> list[Pe
 
     missing = [p for p in dict.fromkeys((a, b)) if not known(p)]
     if missing:
-        out.append(PendingFinding(
-            "merge-unknown-token", Ref("merge", rank, part=0 if not known(a) else 1, pair=(a, b)),
-            f"merge {rank} ({_q(a)} + {_q(b)}): {', '.join(map(_q, missing))} "
-            f"{'is' if len(missing) == 1 else 'are'} not in the vocabulary",
-        ))
+        out.append(
+            PendingFinding(
+                "merge-unknown-token",
+                Ref("merge", rank, part=0 if not known(a) else 1, pair=(a, b)),
+                f"merge {rank} ({_q(a)} + {_q(b)}): {', '.join(map(_q, missing))} "
+                f"{'is' if len(missing) == 1 else 'are'} not in the vocabulary",
+            )
+        )
     if not known(result):
-        out.append(PendingFinding(
-            "merge-result-missing", Ref("merge", rank, pair=(a, b)),
-            f"merge {rank} ({_q(a)} + {_q(b)}) produces {_q(result)}, which is not in the vocabulary",
-        ))
+        out.append(
+            PendingFinding(
+                "merge-result-missing",
+                Ref("merge", rank, pair=(a, b)),
+                f"merge {rank} ({_q(a)} + {_q(b)}) produces {_q(result)}, which is not in the vocabulary",
+            )
+        )
     return out
 
 
@@ -251,8 +282,13 @@ def _merge_findings_slow(v: Vocabulary, merges: list, base: int) -> list[Pending
             # not a string nor a pair of strings (or the other form than the list's):
             # tokenizers refuses the whole list, so it is `schema`, not a merge's defect
             misshapen = not isinstance(m, str) if not v.merges_as_pairs else not _is_pair(m)
-            out.append(PendingFinding("schema" if misshapen else "merge-malformed", Ref("merge", rank),
-                                      f"merge {rank} {_malformed(m, v.merges_as_pairs)}"))
+            out.append(
+                PendingFinding(
+                    "schema" if misshapen else "merge-malformed",
+                    Ref("merge", rank),
+                    f"merge {rank} {_malformed(m, v.merges_as_pairs)}",
+                )
+            )
             out.extend(ambiguous_merge_findings(v, rank, m))
             continue
         out.extend(_one_merge(v, rank, pair[0], pair[1], v.merge_result(*pair)))
@@ -291,11 +327,19 @@ def ambiguous_merge_findings(v: Vocabulary, rank: int, merge) -> list[PendingFin
     shown = " or ".join(f"{_q(a)} + {_q(b)}" for a, b in found)
     # one reading is still a part holding a space: the string form cannot say so, and
     # tokenizers refuses the whole list; the pair form (the quick fix) can
-    what = f"reads {len(found)} ways: {shown}" if len(found) > 1 else \
-        f"has a part holding a space (it splits into vocabulary tokens only as {shown})"
-    return [PendingFinding("merge-ambiguous", Ref("merge", rank),
-                           f"merge {rank} {_q(merge)} {what}; tokenizers refuses a string merge with more "
-                           "than one space (it does not pick one): write the merges as pairs")]
+    what = (
+        f"reads {len(found)} ways: {shown}"
+        if len(found) > 1
+        else f"has a part holding a space (it splits into vocabulary tokens only as {shown})"
+    )
+    return [
+        PendingFinding(
+            "merge-ambiguous",
+            Ref("merge", rank),
+            f"merge {rank} {_q(merge)} {what}; tokenizers refuses a string merge with more "
+            "than one space (it does not pick one): write the merges as pairs",
+        )
+    ]
 
 
 def added_findings(v: Vocabulary, added_list: list[dict]) -> list[PendingFinding]:
@@ -309,24 +353,33 @@ def added_findings(v: Vocabulary, added_list: list[dict]) -> list[PendingFinding
             continue
         if content in by_content:
             ids = f"id {aid}" if by_content[content] == aid else f"ids {by_content[content]} and {aid}"
-            out.append(PendingFinding(
-                "duplicate-token", Ref("added", i),
-                f"added token {_q(content)} is listed twice ({ids})",
-            ))
+            out.append(
+                PendingFinding(
+                    "duplicate-token",
+                    Ref("added", i),
+                    f"added token {_q(content)} is listed twice ({ids})",
+                )
+            )
         elif aid in by_id:
-            out.append(PendingFinding(
-                "duplicate-id", Ref("added", i),
-                f"added token {_q(content)} has id {aid}, already the id of added token {_q(by_id[aid])}",
-            ))
+            out.append(
+                PendingFinding(
+                    "duplicate-id",
+                    Ref("added", i),
+                    f"added token {_q(content)} has id {aid}, already the id of added token {_q(by_id[aid])}",
+                )
+            )
         by_content.setdefault(content, aid)
         by_id.setdefault(aid, content)
         vid = v.tokens.get(content)
         if vid is not None and vid != aid:
-            out.append(PendingFinding(
-                "added-token-mismatch", Ref("added", i),
-                f"added token {_q(content)} has id {aid} but the vocabulary gives it id {vid}; "
-                "on load the vocabulary id wins",
-            ))
+            out.append(
+                PendingFinding(
+                    "added-token-mismatch",
+                    Ref("added", i),
+                    f"added token {_q(content)} has id {aid} but the vocabulary gives it id {vid}; "
+                    "on load the vocabulary id wins",
+                )
+            )
     return out
 
 

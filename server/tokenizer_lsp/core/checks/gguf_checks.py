@@ -22,10 +22,17 @@ UNREACHABLE_NOT_TESTED = "`check` has no unreachable-token test for GGUF files"
 
 # which token types a special id may name (llama.cpp's converter writes these; pad is often
 # eos or an ordinary token, so it is only checked for range)
-_ALLOWED = {"bos": ("CONTROL", "USER_DEFINED"), "eos": ("CONTROL", "USER_DEFINED"),
-            "eot": ("CONTROL", "USER_DEFINED"), "eom": ("CONTROL", "USER_DEFINED"),
-            "seperator": ("CONTROL", "USER_DEFINED"), "cls": ("CONTROL", "USER_DEFINED"),
-            "mask": ("CONTROL", "USER_DEFINED"), "unknown": ("UNKNOWN", "CONTROL"), "padding": None}
+_ALLOWED = {
+    "bos": ("CONTROL", "USER_DEFINED"),
+    "eos": ("CONTROL", "USER_DEFINED"),
+    "eot": ("CONTROL", "USER_DEFINED"),
+    "eom": ("CONTROL", "USER_DEFINED"),
+    "seperator": ("CONTROL", "USER_DEFINED"),
+    "cls": ("CONTROL", "USER_DEFINED"),
+    "mask": ("CONTROL", "USER_DEFINED"),
+    "unknown": ("UNKNOWN", "CONTROL"),
+    "padding": None,
+}
 MAX_LISTED = 50  # findings of one kind before one summary finding says how many more
 
 
@@ -63,8 +70,14 @@ def special_ids(table: TokenTable) -> list[TableFinding]:
             continue
         row = table.rows[v]
         if allowed and row.type is not None and row.type not in allowed:
-            out.append(TableFinding("special-id", f"{key} is {v} = {_q(row.token)}, a {row.type} token "
-                                    f"(expected {' or '.join(allowed)})", key=key, id=v))
+            out.append(
+                TableFinding(
+                    "special-id",
+                    f"{key} is {v} = {_q(row.token)}, a {row.type} token (expected {' or '.join(allowed)})",
+                    key=key,
+                    id=v,
+                )
+            )
     return out
 
 
@@ -78,13 +91,13 @@ def merge_names(table: TokenTable) -> list[TableFinding]:
     for i, m in enumerate(merges):
         at = m.find(" ", 1)
         if at > 0:  # the common case first, in as few operations as can be (280k merges)
-            left, right = m[:at], m[at + 1:]
+            left, right = m[:at], m[at + 1 :]
             if left in vocab and right in vocab and left + right in vocab:
                 continue
         if at < 0:
             msg = (f"merge #{i} {_q(m)} is not two tokens separated by a space", "merge-malformed")
         else:
-            left, right = m[:at], m[at + 1:]
+            left, right = m[:at], m[at + 1 :]
             missing = [t for t in (left, right) if t not in vocab]
             if missing:
                 msg = (f"merge #{i} {_q(m)} names {' and '.join(map(_q, missing))}, not a token", "merge-unknown-token")
@@ -107,10 +120,21 @@ def pre_missing(table: TokenTable) -> list[TableFinding]:
     pre = table.meta.get("pre")
     key = K + "pre"
     if not pre:
-        return [TableFinding("gguf-pre-missing", "a gpt2 (byte-level BPE) vocabulary without tokenizer.ggml.pre: "
-                             "llama.cpp falls back to 'default' and splits text differently from the model "
-                             "it was trained with (convert it again with a current convert_hf_to_gguf.py)", key=key)]
+        return [
+            TableFinding(
+                "gguf-pre-missing",
+                "a gpt2 (byte-level BPE) vocabulary without tokenizer.ggml.pre: "
+                "llama.cpp falls back to 'default' and splits text differently from the model "
+                "it was trained with (convert it again with a current convert_hf_to_gguf.py)",
+                key=key,
+            )
+        ]
     if pre not in NAMES:
-        return [TableFinding("gguf-pre-missing", f"tokenizer.ggml.pre {_q(pre)} is a name llama.cpp does not know: "
-                             "it refuses to load the model", key=key)]
+        return [
+            TableFinding(
+                "gguf-pre-missing",
+                f"tokenizer.ggml.pre {_q(pre)} is a name llama.cpp does not know: it refuses to load the model",
+                key=key,
+            )
+        ]
     return []

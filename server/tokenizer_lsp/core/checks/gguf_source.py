@@ -94,8 +94,10 @@ def compare_model(table: TokenTable, path: str, cfg: dict, gen: dict, folder: st
     except (OSError, FormatError):
         return []  # the .model's own check reports it
     hf = {r.id: (r.token, r.type in ("CONTROL", "UNKNOWN", "USER_DEFINED")) for r in spm.rows}
-    tj = {"model": {"type": "BPE"}, "added_tokens": [
-        {"id": r.id, "content": r.token, "special": True} for r in spm.rows if r.type == "CONTROL"]}
+    tj = {
+        "model": {"type": "BPE"},
+        "added_tokens": [{"id": r.id, "content": r.token, "special": True} for r in spm.rows if r.type == "CONTROL"],
+    }
     out = token_text(table, tj, hf)
     text_ok = not out
     out += token_types(table, tj, hf)
@@ -192,14 +194,22 @@ def merges(table: TokenTable, tj: dict) -> list[TableFinding]:
         first = None
     for i, (a, b) in enumerate(zip(ours, hf_lines)):
         if a != b:
-            return [TableFinding("gguf-mismatch", (first + "; " if first else "")
-                                 + f"merge #{i}: the GGUF has {_q(a)}, HF has {_q(b)}", key=key)]
+            return [
+                TableFinding(
+                    "gguf-mismatch",
+                    (first + "; " if first else "") + f"merge #{i}: the GGUF has {_q(a)}, HF has {_q(b)}",
+                    key=key,
+                )
+            ]
     return [TableFinding("gguf-mismatch", first, key=key)] if first else []
 
 
 def token_types(table: TokenTable, tj: dict, hf: dict[int, tuple[str, bool]]) -> list[TableFinding]:
-    special = {a["id"]: a["content"] for a in tj.get("added_tokens") or ()
-               if isinstance(a, dict) and a.get("special") and isinstance(a.get("id"), int)}
+    special = {
+        a["id"]: a["content"]
+        for a in tj.get("added_tokens") or ()
+        if isinstance(a, dict) and a.get("special") and isinstance(a.get("id"), int)
+    }
     added = {i for i, (_, is_added) in hf.items() if is_added}
     out = []
     for i, content in sorted(special.items()):
@@ -209,12 +219,23 @@ def token_types(table: TokenTable, tj: dict, hf: dict[int, tuple[str, bool]]) ->
         if row.token != content:
             continue  # another token at this id: token_text says so
         if row.type not in ("CONTROL", "UNKNOWN"):
-            out.append(TableFinding("gguf-token-type", f"{_q(content)} (id {i}) is special in HF but {row.type} in "
-                                    "the GGUF: llama.cpp splits it like text and never emits it as one token", id=i))
+            out.append(
+                TableFinding(
+                    "gguf-token-type",
+                    f"{_q(content)} (id {i}) is special in HF but {row.type} in "
+                    "the GGUF: llama.cpp splits it like text and never emits it as one token",
+                    id=i,
+                )
+            )
     for row in table.rows:
         if row.type == "CONTROL" and row.id in hf and row.id not in added and hf[row.id][0] == row.token:
-            out.append(TableFinding("gguf-token-type", f"{_q(row.token)} (id {row.id}) is CONTROL in the GGUF but an "
-                                    "ordinary vocabulary token in HF", id=row.id))
+            out.append(
+                TableFinding(
+                    "gguf-token-type",
+                    f"{_q(row.token)} (id {row.id}) is CONTROL in the GGUF but an ordinary vocabulary token in HF",
+                    id=row.id,
+                )
+            )
     return out[:MAX_LISTED]
 
 
@@ -226,8 +247,12 @@ def _hf_id(token, hf_ids: dict[str, int]) -> int | None:
 def special_ids(table: TokenTable, cfg: dict, gen: dict, hf: dict[int, tuple[str, bool]]) -> list[TableFinding]:
     hf_ids = {t: i for i, (t, _) in sorted(hf.items())}
     out = []
-    for name, cfg_key, gen_key in (("bos", "bos_token", "bos_token_id"), ("eos", "eos_token", "eos_token_id"),
-                                   ("padding", "pad_token", "pad_token_id"), ("unknown", "unk_token", None)):
+    for name, cfg_key, gen_key in (
+        ("bos", "bos_token", "bos_token_id"),
+        ("eos", "eos_token", "eos_token_id"),
+        ("padding", "pad_token", "pad_token_id"),
+        ("unknown", "unk_token", None),
+    ):
         ours = table.meta.get(f"{name}_token_id")
         key = f"{K}{name}_token_id"
         want = _hf_id(cfg.get(cfg_key), hf_ids)
@@ -238,16 +263,26 @@ def special_ids(table: TokenTable, cfg: dict, gen: dict, hf: dict[int, tuple[str
             pass
         else:
             tok = table.rows[ours].token if isinstance(ours, int) and 0 <= ours < len(table.rows) else None
-            out.append(TableFinding("gguf-special-id", f"{key} is {ours}" + (f" ({_q(tok)})" if tok else " (not set)")
-                                    + f"; {where} is id {want}", key=key))
+            out.append(
+                TableFinding(
+                    "gguf-special-id",
+                    f"{key} is {ours}" + (f" ({_q(tok)})" if tok else " (not set)") + f"; {where} is id {want}",
+                    key=key,
+                )
+            )
             continue
         gen_eos = gen.get("eos_token_id") if name == "eos" else None
         if isinstance(gen_eos, list) and ours is not None:
             ends = {ours, table.meta.get("eot_token_id"), table.meta.get("eom_token_id")}
             missed = [i for i in gen_eos if isinstance(i, int) and i not in ends]
             if missed and ours not in gen_eos:
-                out.append(TableFinding("gguf-special-id", f"{key} is {ours}, not one of generation_config.json's "
-                                        f"eos_token_id {gen_eos}", key=key))
+                out.append(
+                    TableFinding(
+                        "gguf-special-id",
+                        f"{key} is {ours}, not one of generation_config.json's eos_token_id {gen_eos}",
+                        key=key,
+                    )
+                )
     return out
 
 
@@ -290,6 +325,7 @@ def split(table: TokenTable, source: str, source_encode=None) -> list[TableFindi
 
         def source_encode(text: str) -> list[int]:
             return hf.encode(text, add_special_tokens=False).ids
+
     key = K + "pre"
     name = "HF's " + os.path.basename(source)
     for text in PROBES:
@@ -300,6 +336,12 @@ def split(table: TokenTable, source: str, source_encode=None) -> list[TableFindi
         want = source_encode(text)
         if ours != want:
             pre = table.meta.get("pre")
-            return [TableFinding("gguf-mismatch", f"{_q(text)} encodes to {ours[:12]} with tokenizer.ggml.pre "
-                                 f"{_q(pre) if pre else '(missing)'}, to {want[:12]} with {name}", key=key)]
+            return [
+                TableFinding(
+                    "gguf-mismatch",
+                    f"{_q(text)} encodes to {ours[:12]} with tokenizer.ggml.pre "
+                    f"{_q(pre) if pre else '(missing)'}, to {want[:12]} with {name}",
+                    key=key,
+                )
+            ]
     return []

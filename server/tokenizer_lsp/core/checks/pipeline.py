@@ -24,8 +24,9 @@ class Scope:
 FULL = Scope()
 
 
-def vocabulary_checks(v: Vocabulary, added_list: list[dict] = (), duplicates=None,
-                      scope: Scope = FULL) -> list[PendingFinding]:
+def vocabulary_checks(
+    v: Vocabulary, added_list: list[dict] = (), duplicates=None, scope: Scope = FULL
+) -> list[PendingFinding]:
     """Vocabulary, added-token and id findings (merges are checked apart, in chunks)."""
     out = vocab_findings(v, scope.fragments)
     if not scope.byte_level:

@@ -9,8 +9,12 @@ from ..formats.table import TableFinding, TokenTable
 from . import _q
 
 # the type SentencePiece gives the piece of each special id (trainer_interface.cc)
-_SPECIAL_TYPE = {"unk_id": ("UNKNOWN",), "bos_id": ("CONTROL", "USER_DEFINED"),
-                 "eos_id": ("CONTROL", "USER_DEFINED"), "pad_id": ("CONTROL", "USER_DEFINED")}
+_SPECIAL_TYPE = {
+    "unk_id": ("UNKNOWN",),
+    "bos_id": ("CONTROL", "USER_DEFINED"),
+    "eos_id": ("CONTROL", "USER_DEFINED"),
+    "pad_id": ("CONTROL", "USER_DEFINED"),
+}
 
 
 def findings(table: TokenTable) -> list[TableFinding]:
@@ -27,8 +31,14 @@ def byte_pieces(table: TokenTable) -> list[TableFinding]:
     if not missing:
         return []
     shown = ", ".join(f"<0x{b:02X}>" for b in missing[:8]) + (", …" if len(missing) > 8 else "")
-    return [TableFinding("spm-byte-pieces", f"byte_fallback is on but {len(missing)} of the 256 byte pieces are "
-                         f"missing ({shown}): those bytes encode as <unk>", key="trainer_spec.byte_fallback")]
+    return [
+        TableFinding(
+            "spm-byte-pieces",
+            f"byte_fallback is on but {len(missing)} of the 256 byte pieces are "
+            f"missing ({shown}): those bytes encode as <unk>",
+            key="trainer_spec.byte_fallback",
+        )
+    ]
 
 
 def special_ids(table: TokenTable) -> list[TableFinding]:
@@ -48,12 +58,19 @@ def special_ids(table: TokenTable) -> list[TableFinding]:
             continue
         row = table.rows[tid]
         if row.type not in types:
-            out.append(TableFinding("special-id", f"{name} {tid} is {_q(row.token)}, a {row.type} piece; "
-                                    f"expected {' or '.join(types)}", id=tid, key=key))
+            out.append(
+                TableFinding(
+                    "special-id",
+                    f"{name} {tid} is {_q(row.token)}, a {row.type} piece; expected {' or '.join(types)}",
+                    id=tid,
+                    key=key,
+                )
+            )
     return out
 
 
 # ---- unreachable tokens: the engine's own encode of each piece's text -------------------
+
 
 def unreachable(table: TokenTable) -> list[TableFinding]:
     """unreachable-token: a NORMAL piece whose text does not encode back to that one piece
@@ -86,8 +103,8 @@ def unreachable(table: TokenTable) -> list[TableFinding]:
     encoded = sp.encode(texts)
     out = []
     for r, ids, m in zip(rows, encoded, marked):
-        if m and ids[:len(lead)] == lead:
-            ids = ids[len(lead):]
+        if m and ids[: len(lead)] == lead:
+            ids = ids[len(lead) :]
         if ids == [r.id]:
             continue
         pieces = [{"id": i, "text": _text(table, i)} for i in ids]

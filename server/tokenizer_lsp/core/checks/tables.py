@@ -64,10 +64,12 @@ def unreachable_stats(table: TokenTable, plugin, findings: list, count: bool = T
 def in_order(found: list[TableFinding]) -> list[TableFinding]:
     """File order: by document offset (text formats), else by id; file-level ones (a
     metadata key, no id) first."""
+
     def key(f: TableFinding):
         if f.start is not None:
             return (1, f.start, 0)
         return (1, f.id, 0) if f.id is not None else (0, 0, 0)
+
     return sorted(found, key=key)
 
 
@@ -86,8 +88,15 @@ def duplicate_tokens(table: TokenTable) -> list[TableFinding]:
         seen = first.setdefault(row.token, row.id)
         if seen != row.id:
             start, end = spans[k] if spans is not None else (None, None)
-            out.append(TableFinding("duplicate-token", f"{_q(row.token)} at id {row.id} is already id {seen}",
-                                    id=row.id, start=start, end=end))
+            out.append(
+                TableFinding(
+                    "duplicate-token",
+                    f"{_q(row.token)} at id {row.id} is already id {seen}",
+                    id=row.id,
+                    start=start,
+                    end=end,
+                )
+            )
     return out
 
 
@@ -102,6 +111,13 @@ def utf8_fragments(table: TokenTable) -> list[TableFinding]:
             continue
         if classify(data) is not Utf8Kind.VALID:
             start, end = spans[k] if spans is not None else (None, None)
-            out.append(TableFinding("utf8-fragment", f"{_q(row.token)} is not valid UTF-8 alone "
-                                    f"({short_fragment_kind(data)})", id=row.id, start=start, end=end))
+            out.append(
+                TableFinding(
+                    "utf8-fragment",
+                    f"{_q(row.token)} is not valid UTF-8 alone ({short_fragment_kind(data)})",
+                    id=row.id,
+                    start=start,
+                    end=end,
+                )
+            )
     return out

@@ -29,9 +29,17 @@ def findings(table) -> list[TableFinding]:
         found = list(code_check(table))
         if len(found) > MAX_PER_CODE:
             last = found[MAX_PER_CODE - 1]
-            found = found[: MAX_PER_CODE - 1] + [TableFinding(
-                last.code, f"{last.message} (and {len(found) - MAX_PER_CODE} more like it, not listed)",
-                last.id, last.key, last.start, last.end, last.level)]
+            found = found[: MAX_PER_CODE - 1] + [
+                TableFinding(
+                    last.code,
+                    f"{last.message} (and {len(found) - MAX_PER_CODE} more like it, not listed)",
+                    last.id,
+                    last.key,
+                    last.start,
+                    last.end,
+                    last.level,
+                )
+            ]
         out += found
     return out
 
@@ -58,13 +66,21 @@ def tekken_rank(table) -> Iterator[TableFinding]:
     for i in range(_used(table)):
         rank = table.entries[i][0]
         if rank != i:
-            yield TableFinding("tekken-rank", f"vocab entry {i} has rank {rank!r}: mistral-common asserts that "
-                               "each entry's rank is its place and refuses the file", **_at(table, i))
+            yield TableFinding(
+                "tekken-rank",
+                f"vocab entry {i} has rank {rank!r}: mistral-common asserts that "
+                "each entry's rank is its place and refuses the file",
+                **_at(table, i),
+            )
         elif i < 256 and _data(table, i) != bytes([i]):
             data = _data(table, i)
-            yield TableFinding("tekken-rank", f"rank {i} holds {hex_head(data) if data else 'no bytes'}: the first "
-                               f"256 ranks must be the single bytes 00..FF in order (this one {i:02X}); "
-                               "mistral-common refuses the file", **_at(table, i))
+            yield TableFinding(
+                "tekken-rank",
+                f"rank {i} holds {hex_head(data) if data else 'no bytes'}: the first "
+                f"256 ranks must be the single bytes 00..FF in order (this one {i:02X}); "
+                "mistral-common refuses the file",
+                **_at(table, i),
+            )
 
 
 def tekken_token_str(table) -> Iterator[TableFinding]:
@@ -79,9 +95,12 @@ def tekken_token_str(table) -> Iterator[TableFinding]:
             text = None
         if token_str != text:
             what = f"decode to {_q(text)}" if text is not None else "are not valid UTF-8 (token_str should be null)"
-            yield TableFinding("tekken-token-str", f"token_str {_q(token_str)} but token_bytes {b64!r} {what}: "
-                               "mistral-common encodes and decodes with token_bytes, never token_str",
-                               **_at(table, i))
+            yield TableFinding(
+                "tekken-token-str",
+                f"token_str {_q(token_str)} but token_bytes {b64!r} {what}: "
+                "mistral-common encodes and decodes with token_bytes, never token_str",
+                **_at(table, i),
+            )
 
 
 def duplicate_bytes(table) -> Iterator[TableFinding]:
@@ -92,9 +111,13 @@ def duplicate_bytes(table) -> Iterator[TableFinding]:
         data = _data(table, i)
         first = seen.setdefault(data, i)
         if first != i and table.entries[first][2] != table.entries[i][2]:
-            yield TableFinding("duplicate-token", f"the bytes {hex_head(data) if data else '(empty)'} of rank {i} "
-                               f"are already rank {first}: mistral-common keys its ranks by bytes and "
-                               "refuses the file (assert len(ranks) == len(vocab))", **_at(table, i))
+            yield TableFinding(
+                "duplicate-token",
+                f"the bytes {hex_head(data) if data else '(empty)'} of rank {i} "
+                f"are already rank {first}: mistral-common keys its ranks by bytes and "
+                "refuses the file (assert len(ranks) == len(vocab))",
+                **_at(table, i),
+            )
 
 
 def _special_at(table, k: int) -> dict:
@@ -108,33 +131,53 @@ def special_id(table) -> Iterator[TableFinding]:
     listed = table.file_specials
     if listed is not None:
         if len(listed) > n:
-            yield TableFinding("special-id", f"{len(listed)} special tokens listed but default_num_special_tokens is {n}: "
-                               "mistral-common refuses the file", key="default_num_special_tokens")
-        for k, (rank, text, control) in enumerate(listed):
+            yield TableFinding(
+                "special-id",
+                f"{len(listed)} special tokens listed but default_num_special_tokens is {n}: "
+                "mistral-common refuses the file",
+                key="default_num_special_tokens",
+            )
+        for k, (rank, text, _control) in enumerate(listed):
             if rank != k:
-                yield TableFinding("special-id", f"special token {_q(text)} is listed at place {k} with rank {rank!r}: "
-                                   f"mistral-common gives it id {rank!r} by its rank but decodes id {k} as it by its "
-                                   "place; the rank must be the place", **_special_at(table, k))
+                yield TableFinding(
+                    "special-id",
+                    f"special token {_q(text)} is listed at place {k} with rank {rank!r}: "
+                    f"mistral-common gives it id {rank!r} by its rank but decodes id {k} as it by its "
+                    "place; the rank must be the place",
+                    **_special_at(table, k),
+                )
     specials = {row.token: row for row in table.rows[:n]}
     for role in ("unk", "bos", "eos"):
         text = NAMED_SPECIALS[role]
         row = specials.get(text)
         if row is None:
-            yield TableFinding("special-id", f"no special token {_q(text)}: mistral-common's {role}_id raises "
-                               f"(Unknown control token {text})", key="special_tokens")
+            yield TableFinding(
+                "special-id",
+                f"no special token {_q(text)}: mistral-common's {role}_id raises (Unknown control token {text})",
+                key="special_tokens",
+            )
         elif listed is not None and row.id < len(listed) and not listed[row.id][2]:
-            yield TableFinding("special-id", f"{role} token {_q(text)} (id {row.id}) has is_control false: "
-                               "mistral-common's instruct tokenizers treat it as a control token",
-                               **(_special_at(table, row.id) if listed is not None else {"id": row.id}))
+            yield TableFinding(
+                "special-id",
+                f"{role} token {_q(text)} (id {row.id}) has is_control false: "
+                "mistral-common's instruct tokenizers treat it as a control token",
+                **(_special_at(table, row.id) if listed is not None else {"id": row.id}),
+            )
 
 
 def vocab_size(table) -> Iterator[TableFinding]:
     m = table.meta
     size, n = m["default_vocab_size"], m["default_num_special_tokens"]
     if size > len(table.entries) + n:
-        yield TableFinding("vocab-size", f"default_vocab_size {size} is more than the {len(table.entries)} vocab "
-                           f"entries and {n} special tokens: mistral-common refuses the file",
-                           key="default_vocab_size")
+        yield TableFinding(
+            "vocab-size",
+            f"default_vocab_size {size} is more than the {len(table.entries)} vocab "
+            f"entries and {n} special tokens: mistral-common refuses the file",
+            key="default_vocab_size",
+        )
     elif size < n:
-        yield TableFinding("vocab-size", f"default_vocab_size {size} is less than default_num_special_tokens {n}: "
-                           "no vocabulary entry is used", key="default_vocab_size")
+        yield TableFinding(
+            "vocab-size",
+            f"default_vocab_size {size} is less than default_num_special_tokens {n}: no vocabulary entry is used",
+            key="default_vocab_size",
+        )

@@ -23,12 +23,26 @@ def unreachable_lines(table: TokenTable) -> list[TableFinding]:
     for row, (start, end) in zip(table.rows, spans):
         token = row.token
         if not token:
-            out.append(TableFinding("wordpiece-unreachable", f"line {row.id + 1} is empty: id {row.id} is a token "
-                                    "no text encodes to", id=row.id, start=start, end=end))
+            out.append(
+                TableFinding(
+                    "wordpiece-unreachable",
+                    f"line {row.id + 1} is empty: id {row.id} is a token no text encodes to",
+                    id=row.id,
+                    start=start,
+                    end=end,
+                )
+            )
         elif any(c.isspace() for c in token):
-            out.append(TableFinding("wordpiece-unreachable", f"{_q(token)} (id {row.id}) holds whitespace: the "
-                                    "pre-tokenizer splits there, so it is never produced", id=row.id,
-                                    start=start, end=end))
+            out.append(
+                TableFinding(
+                    "wordpiece-unreachable",
+                    f"{_q(token)} (id {row.id}) holds whitespace: the "
+                    "pre-tokenizer splits there, so it is never produced",
+                    id=row.id,
+                    start=start,
+                    end=end,
+                )
+            )
     return out
 
 
@@ -41,5 +55,12 @@ def unk_missing(table: TokenTable) -> list[TableFinding]:
     source = table.meta.get("tokenizer_config")
     where = f" (the unk_token of {source})" if source else ""
     first = table.spans[0] if table.spans else (None, None)
-    return [TableFinding("wordpiece-unk-missing", f"no {_q(unk)} line{where}: a word WordPiece cannot spell has "
-                         "no token to become", key="unk_token", start=first[0], end=first[1])]
+    return [
+        TableFinding(
+            "wordpiece-unk-missing",
+            f"no {_q(unk)} line{where}: a word WordPiece cannot spell has no token to become",
+            key="unk_token",
+            start=first[0],
+            end=first[1],
+        )
+    ]

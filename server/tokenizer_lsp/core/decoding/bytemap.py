@@ -26,9 +26,7 @@ ALPHABET: frozenset[str] = frozenset(CHAR_TO_BYTE)
 _TO_LATIN1 = {ord(c): b for c, b in CHAR_TO_BYTE.items()}
 for _cp in range(0x100):
     _TO_LATIN1.setdefault(_cp, 0x110000 - 1)
-_FROM_BYTES = bytes(range(256)).decode("latin-1").maketrans(
-    {chr(b): c for b, c in enumerate(BYTE_TO_CHAR)}
-)
+_FROM_BYTES = bytes(range(256)).decode("latin-1").maketrans({chr(b): c for b, c in enumerate(BYTE_TO_CHAR)})
 
 
 def byte_level_decode(token: str) -> bytes | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 _ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\"}
 
 
@@ -26,8 +25,13 @@ def escape_char(ch: str, visible_space: bool = False, backtick: bool = False) ->
 
 def escape(text: str, visible_space: bool = False, backtick: bool = False) -> str:
     """escape_char over a text, with a fast path for plain ASCII."""
-    if text.isascii() and text.isprintable() and "\\" not in text and not (visible_space and " " in text) \
-            and not (backtick and "`" in text):
+    if (
+        text.isascii()
+        and text.isprintable()
+        and "\\" not in text
+        and not (visible_space and " " in text)
+        and not (backtick and "`" in text)
+    ):
         return text
     return "".join(escape_char(ch, visible_space, backtick) for ch in text)
 

@@ -62,7 +62,7 @@ def decode_token(token: str, scheme: Scheme, special: bool = False, prefix: str 
         data = d.data + b" "
         return Decoded(data, d.kind, classify(data), d.continues, suffix)
     if scheme is Scheme.WORDPIECE and prefix and token.startswith(prefix) and len(token) > len(prefix) and not special:
-        data = token[len(prefix):].encode("utf-8", "surrogatepass")
+        data = token[len(prefix) :].encode("utf-8", "surrogatepass")
         return Decoded(data, Kind.LITERAL, classify(data), prefix)
     if scheme is Scheme.BYTE_LEVEL:
         data = byte_level_decode(token)

@@ -61,7 +61,7 @@ def completion_range(prefix: bytes, length: int) -> tuple[int, int] | None:
 
 def _first_valid(candidate: bytes, prefix: bytes, missing: int, up: bool) -> int | None:
     # Overlong and surrogate limits shrink the range of the second byte; walk to a valid one.
-    value = int.from_bytes(candidate[len(prefix):], "big") if missing else 0
+    value = int.from_bytes(candidate[len(prefix) :], "big") if missing else 0
     for _ in range(64):
         tail = value.to_bytes(missing, "big") if missing else b""
         try:
@@ -80,8 +80,12 @@ def _is_cont(b: int) -> bool:
 
 # (lead byte, range of the second byte) of sequences UTF-8 forbids although the lead byte
 # can start a valid one: overlong 3- and 4-byte forms, UTF-16 surrogates, beyond U+10FFFF
-_FORBIDDEN_SECOND = {0xE0: (0x80, 0x9F, "overlong"), 0xED: (0xA0, 0xBF, "surrogate"),
-                     0xF0: (0x80, 0x8F, "overlong"), 0xF4: (0x90, 0xBF, "too-large")}
+_FORBIDDEN_SECOND = {
+    0xE0: (0x80, 0x9F, "overlong"),
+    0xED: (0xA0, 0xBF, "surrogate"),
+    0xF0: (0x80, 0x8F, "overlong"),
+    0xF4: (0x90, 0xBF, "too-large"),
+}
 
 
 def faults(data: bytes, limit: int | None = None) -> list[tuple[str, int, int]]:
@@ -165,37 +169,50 @@ def describe_fragment(data: bytes) -> str:
         which = "a continuation byte" if n == 1 else f"{n} continuation bytes"
         # a lone 80..BF is not "the last byte" of anything in particular: it can be the
         # 2nd, 3rd or 4th byte of a character begun before it
-        return (f"continuation bytes only: {which} from the middle or end of a multi-byte character "
-                "whose lead byte is in an earlier token")
+        return (
+            f"continuation bytes only: {which} from the middle or end of a multi-byte character "
+            "whose lead byte is in an earlier token"
+        )
     parts: list[str] = []
     found = faults(data, _MAX_FAULTS + 1)
     for shape, s, e in found[:_MAX_FAULTS]:
         seq = data[s:e]
         if shape == "leading":
-            parts.append(f"starts with {_plural(e - s, 'continuation byte')} "
-                         "(the end of a character begun in an earlier token)")
+            parts.append(
+                f"starts with {_plural(e - s, 'continuation byte')} (the end of a character begun in an earlier token)"
+            )
         elif shape == "stray":
-            parts.append(f"{_hex(seq)} at byte {s + 1}: {'a continuation byte' if e - s == 1 else 'continuation bytes'} "
-                         "with no lead byte before (not part of any character)")
+            parts.append(
+                f"{_hex(seq)} at byte {s + 1}: {'a continuation byte' if e - s == 1 else 'continuation bytes'} "
+                "with no lead byte before (not part of any character)"
+            )
         elif shape == "tail":
             parts.append(_tail_text(seq))
         elif shape == "cut":
             length = sequence_length(seq[0])
             after = f"by {data[e]:02X}" if e < len(data) else "by the end"
-            parts.append(f"{_hex(seq)} is the first {len(seq)} of {length} bytes of a UTF-8 sequence "
-                         f"(lead byte {seq[0]:02X}), cut short {after}, which is not a continuation byte")
+            parts.append(
+                f"{_hex(seq)} is the first {len(seq)} of {length} bytes of a UTF-8 sequence "
+                f"(lead byte {seq[0]:02X}), cut short {after}, which is not a continuation byte"
+            )
         elif shape == "overlong":
             length = sequence_length(seq[0]) or 2
             if len(seq) == length:
-                parts.append(f"{_hex(seq)} is an overlong encoding of U+{_code_point(seq):04X} (a shorter "
-                             "sequence exists), which UTF-8 forbids"
-                             + (f"; {seq[0]:02X} never occurs in UTF-8" if seq[0] in (0xC0, 0xC1) else ""))
+                parts.append(
+                    f"{_hex(seq)} is an overlong encoding of U+{_code_point(seq):04X} (a shorter "
+                    "sequence exists), which UTF-8 forbids"
+                    + (f"; {seq[0]:02X} never occurs in UTF-8" if seq[0] in (0xC0, 0xC1) else "")
+                )
             else:
-                parts.append(f"{_hex(seq)} begins an overlong encoding (a shorter sequence exists), "
-                             "which UTF-8 forbids")
+                parts.append(
+                    f"{_hex(seq)} begins an overlong encoding (a shorter sequence exists), which UTF-8 forbids"
+                )
         elif shape == "surrogate":
-            what = (f"the UTF-16 surrogate U+{_code_point(seq):04X}" if len(seq) == 3
-                    else "a UTF-16 surrogate (U+D800..U+DFFF)")
+            what = (
+                f"the UTF-16 surrogate U+{_code_point(seq):04X}"
+                if len(seq) == 3
+                else "a UTF-16 surrogate (U+D800..U+DFFF)"
+            )
             parts.append(f"{_hex(seq)} encodes {what}, which UTF-8 forbids")
         elif shape == "too-large":
             what = f"U+{_code_point(seq):X}" if len(seq) == 4 else "a number"
@@ -249,7 +266,9 @@ def short_fragment_kind(data: bytes) -> str:
         elif shape == "tail":
             bits.append(f"first {len(seq)} of {sequence_length(seq[0])} bytes of a UTF-8 sequence")
         elif shape == "cut":
-            bits.append(f"{_hex(seq)} cut short (first {len(seq)} of {sequence_length(seq[0])} bytes of a UTF-8 sequence)")
+            bits.append(
+                f"{_hex(seq)} cut short (first {len(seq)} of {sequence_length(seq[0])} bytes of a UTF-8 sequence)"
+            )
         elif shape == "overlong":
             bits.append(f"overlong encoding {_hex(seq)}")
         elif shape == "surrogate":

@@ -38,8 +38,16 @@ def _portable_spelling(idx: DocumentIndex, start: int, end: int) -> list[Fix]:
         if f.code == "chat-template-portability" and (f.start, f.end) == (start, end) and f.fix is not None:
             shown = f.fix.decode("utf-8", "replace")
             shown = shown if len(shown) <= 40 else shown[:39] + "…"
-            return [Fix(f"Write it portably: {shown}", QUICKFIX, f.code, (start, end), preferred=True,
-                        edits=[(start, end, f.fix)])]
+            return [
+                Fix(
+                    f"Write it portably: {shown}",
+                    QUICKFIX,
+                    f.code,
+                    (start, end),
+                    preferred=True,
+                    edits=[(start, end, f.fix)],
+                )
+            ]
     return []
 
 

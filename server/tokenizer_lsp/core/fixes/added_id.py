@@ -23,7 +23,10 @@ def set_added_id(idx: DocumentIndex, start: int, end: int) -> list[Fix]:
     if k is None or k >= len(doc.added_list):
         return []
     entry = doc.added_list[k]
-    content, vid = entry.get("content"), v.tokens.get(entry.get("content")) if isinstance(entry.get("content"), str) else None
+    content, vid = (
+        entry.get("content"),
+        v.tokens.get(entry.get("content")) if isinstance(entry.get("content"), str) else None,
+    )
     if vid is None or vid == entry.get("id"):
         return []
     place = doc.added_positions[k]
@@ -34,9 +37,17 @@ def set_added_id(idx: DocumentIndex, start: int, end: int) -> list[Fix]:
         return []
     clash = any(a.get("id") == vid for j, a in enumerate(doc.added_list) if j != k)
     title = f"Set the id of added token `{content}` to {vid}, its vocabulary id"
-    return [Fix(title + (" (another added token has it)" if clash else ""), QUICKFIX, "added-token-mismatch",
-                (start, end), preferred=not clash, safe=not clash,
-                edits=[(value[0], value[1], str(vid).encode())])]
+    return [
+        Fix(
+            title + (" (another added token has it)" if clash else ""),
+            QUICKFIX,
+            "added-token-mismatch",
+            (start, end),
+            preferred=not clash,
+            safe=not clash,
+            edits=[(value[0], value[1], str(vid).encode())],
+        )
+    ]
 
 
 _VOCAB_ID = re.compile(r"is id (\d+) in ")
@@ -54,5 +65,13 @@ def set_decoder_key(idx: DocumentIndex, start: int, end: int, message: str = "")
     tid = int(found.group(1))
     taken = any(i.role == "decoder-key" and i.tid == tid and i.start != item.start for i in doc.items)
     title = f"Set the added_tokens_decoder key of `{item.token}` to {tid}, its id in the tokenizer"
-    return [Fix(title + (" (the key is taken)" if taken else ""), QUICKFIX, "config-id-mismatch", (start, end),
-                preferred=not taken, edits=[(item.start, item.end, b'"%d"' % tid)])]
+    return [
+        Fix(
+            title + (" (the key is taken)" if taken else ""),
+            QUICKFIX,
+            "config-id-mismatch",
+            (start, end),
+            preferred=not taken,
+            edits=[(item.start, item.end, b'"%d"' % tid)],
+        )
+    ]

@@ -146,7 +146,7 @@ def _to_pairs_slow(idx, region: bytes, count: int, indent, unit, comma, chosen) 
         if _ESCAPED_SPACE not in lit and len(spaces) == text.count(" "):
             cut = spaces[a.count(" ")]
             return _pair_text(indent, unit, comma, lit[:cut] + b'"', b'"' + lit[cut + 1 :])
-        enc = (lambda t: json.dumps(t, ensure_ascii=not _non_ascii(lit)).encode("utf-8"))
+        enc = lambda t: json.dumps(t, ensure_ascii=not _non_ascii(lit)).encode("utf-8")
         return _pair_text(indent, unit, comma, enc(a), enc(b))
 
     new = _STR.sub(one, region)
@@ -199,10 +199,22 @@ def conversions_at(idx: DocumentIndex, start: int, end: int) -> list[Fix]:
     if idx.vocab.merges_as_pairs:
         if _vocab_has_spaces(idx):
             return []
-        return [Fix(f'Convert all {_count(idx)} merges to "a b" strings', REWRITE,
-                    compute=lambda: [to_strings(idx)], key={"to": "strings"})]
-    return [Fix(f'Convert all {_count(idx)} merges to ["a", "b"] pairs (the form tokenizers writes)', REWRITE,
-                compute=lambda: [to_pairs(idx)], key={"to": "pairs"})]
+        return [
+            Fix(
+                f'Convert all {_count(idx)} merges to "a b" strings',
+                REWRITE,
+                compute=lambda: [to_strings(idx)],
+                key={"to": "strings"},
+            )
+        ]
+    return [
+        Fix(
+            f'Convert all {_count(idx)} merges to ["a", "b"] pairs (the form tokenizers writes)',
+            REWRITE,
+            compute=lambda: [to_pairs(idx)],
+            key={"to": "pairs"},
+        )
+    ]
 
 
 def readings_conversions(idx: DocumentIndex, start: int, end: int) -> list[Fix]:
@@ -220,7 +232,14 @@ def readings_conversions(idx: DocumentIndex, start: int, end: int) -> list[Fix]:
     out = []
     for a, b in readings(idx.vocab, text):
         chosen = {rank: (a, b)}
-        out.append(Fix(f'Convert all merges to pairs, merge {rank} as ["{a}", "{b}"]', REWRITE, "merge-ambiguous",
-                       (start, end), compute=(lambda chosen=chosen: [to_pairs(idx, chosen)]),
-                       key={"to": "pairs", "rank": rank, "pair": [a, b]}))
+        out.append(
+            Fix(
+                f'Convert all merges to pairs, merge {rank} as ["{a}", "{b}"]',
+                REWRITE,
+                "merge-ambiguous",
+                (start, end),
+                compute=(lambda chosen=chosen: [to_pairs(idx, chosen)]),
+                key={"to": "pairs", "rank": rank, "pair": [a, b]},
+            )
+        )
     return out

@@ -53,8 +53,16 @@ def remove_merge(idx: DocumentIndex, start: int, end: int) -> list[Fix]:
         line = idx.lines.line_of(start)
         s, e = idx.lines.line_start(line), idx.lines.line_start(line + 1)
         shown = data[s : idx.lines.line_end(line)].decode("utf-8", "replace")
-        return [Fix(f"Remove merge `{shown}`", QUICKFIX, "merge-unknown-token", (start, end),
-                    preferred=True, edits=[(s, e, b"")])]
+        return [
+            Fix(
+                f"Remove merge `{shown}`",
+                QUICKFIX,
+                "merge-unknown-token",
+                (start, end),
+                preferred=True,
+                edits=[(s, e, b"")],
+            )
+        ]
     rank = _merge_rank(idx, start, end)
     span = idx.merge_span(rank) if rank is not None else None
     if span is None:
@@ -68,8 +76,16 @@ def remove_merge(idx: DocumentIndex, start: int, end: int) -> list[Fix]:
     pair = idx.merge_at(rank)
     shown = f"{pair[0]} + {pair[1]}" if pair else data[s:e].decode("utf-8", "replace")
     cut = element_removal(data, s, e)
-    return [Fix(f"Remove merge {rank} ({shown})", QUICKFIX, "merge-unknown-token", (start, end),
-                preferred=True, edits=[(cut[0], cut[1], b"")])]
+    return [
+        Fix(
+            f"Remove merge {rank} ({shown})",
+            QUICKFIX,
+            "merge-unknown-token",
+            (start, end),
+            preferred=True,
+            edits=[(cut[0], cut[1], b"")],
+        )
+    ]
 
 
 HEADER = b"#version: 0.2"
@@ -82,8 +98,20 @@ def add_header(idx: DocumentIndex, start: int, end: int) -> list[Fix]:
     if not isinstance(doc, MergesDocument) or doc.has_header:
         return []  # a BOM or text before the header: not this fix
     data = idx.data
-    eol = b"\r\n" if data[idx.lines.line_end(0) : idx.lines.line_end(0) + 2] == b"\r\n" else (
-        b"\r" if data[idx.lines.line_end(0) : idx.lines.line_end(0) + 1] == b"\r" else b"\n")
+    eol = (
+        b"\r\n"
+        if data[idx.lines.line_end(0) : idx.lines.line_end(0) + 2] == b"\r\n"
+        else (b"\r" if data[idx.lines.line_end(0) : idx.lines.line_end(0) + 1] == b"\r" else b"\n")
+    )
     at = 3 if data.startswith(b"\xef\xbb\xbf") else 0  # after a byte order mark
-    return [Fix("Add the `#version: 0.2` header", QUICKFIX, "merges-header", (start, end),
-                preferred=True, safe=True, edits=[(at, at, HEADER + eol)])]
+    return [
+        Fix(
+            "Add the `#version: 0.2` header",
+            QUICKFIX,
+            "merges-header",
+            (start, end),
+            preferred=True,
+            safe=True,
+            edits=[(at, at, HEADER + eol)],
+        )
+    ]

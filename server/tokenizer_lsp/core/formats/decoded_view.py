@@ -85,7 +85,7 @@ def view_path(data: bytes) -> str | None:
     """The file a decoded view's text is of (None: not a view)."""
     if not data.startswith(HEADER.encode()):
         return None
-    line = data[len(HEADER): data.find(b"\n")].decode("utf-8", "replace")
+    line = data[len(HEADER) : data.find(b"\n")].decode("utf-8", "replace")
     path, sep, _ = line.rpartition(_SEP)
     return path if sep and os.path.isabs(path) else None
 
@@ -114,11 +114,15 @@ def binary_opened_as_text(path: str | None, data: bytes) -> str | None:
     The file on disk decides: an editor's text of a binary file is its bytes decoded with
     replacement characters, which no reader can sniff. A buffer named after the file that
     holds its decoded view (Neovim, Vim, Emacs) is the view, not the bytes."""
-    head = data[:registry.SNIFF_BYTES]
+    head = data[: registry.SNIFF_BYTES]
     # a text file holds no NUL and no U+FFFD (what a decoder puts for a byte it cannot
     # read): a document without them is not worth reading its file for
-    if not path or data.startswith(HEADER.encode()) or (b"\x00" not in head and "\ufffd".encode() not in head) \
-            or not os.path.isfile(path):
+    if (
+        not path
+        or data.startswith(HEADER.encode())
+        or (b"\x00" not in head and "\ufffd".encode() not in head)
+        or not os.path.isfile(path)
+    ):
         return None
     try:
         plugin = registry.sniff_path(path)
@@ -127,6 +131,8 @@ def binary_opened_as_text(path: str | None, data: bytes) -> str | None:
     if plugin is None or not plugin.binary:
         return None
     name = os.path.basename(path)
-    return (f"{name} is a binary {plugin.label} file: its bytes are no text to read or edit. "
-            f"Its tokens: the command tokenizer-lsp.decodedVocabulary (a decoded view, one row per "
-            f"token), or `tokenizer-lsp decode {name}` in a terminal.")
+    return (
+        f"{name} is a binary {plugin.label} file: its bytes are no text to read or edit. "
+        f"Its tokens: the command tokenizer-lsp.decodedVocabulary (a decoded view, one row per "
+        f"token), or `tokenizer-lsp decode {name}` in a terminal."
+    )

@@ -9,8 +9,8 @@ that touch structure) returns None and the caller re-indexes the whole file.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from bisect import bisect_left
+from dataclasses import replace
 from struct import calcsize, pack, pack_into
 
 import orjson
@@ -59,8 +59,9 @@ def _replace_hashes(hashes, rank: int, values: tuple[str, str, str]):
     return tuple(out)
 
 
-def apply_edit(doc: JsonDocument, old_findings: list[Finding], start: int, end: int, new: bytes,
-               new_data: bytes) -> tuple[JsonDocument, list[Finding]] | None:
+def apply_edit(
+    doc: JsonDocument, old_findings: list[Finding], start: int, end: int, new: bytes, new_data: bytes
+) -> tuple[JsonDocument, list[Finding]] | None:
     tables = doc._tables
     if tables is None or not _UNSAFE.isdisjoint(new):
         return None
@@ -117,8 +118,9 @@ def _shift_span(span: tuple[int, int], at: int, delta: int) -> tuple[int, int]:
     return (s + delta if s >= at else s, e + delta if e >= at else e)
 
 
-def _rebuild_findings(old: list[Finding], drop: list[tuple[int, int]], at: int, delta: int,
-                      added: list[Finding]) -> list[Finding] | None:
+def _rebuild_findings(
+    old: list[Finding], drop: list[tuple[int, int]], at: int, delta: int, added: list[Finding]
+) -> list[Finding] | None:
     drop.sort()
     out = []
     for f in old:
@@ -176,8 +178,9 @@ def _edit_vocab_key(doc, old_findings, k, lit, old, token, end, delta, new_data)
     on_literal = [f for f in old_findings if ls <= f.start < le]
     if any(f.code not in ("utf8-fragment", "not-byte-level") for f in on_literal):
         return None  # id findings anchored here would need their messages rebuilt
-    one = Vocabulary(scheme=v.scheme, tokens={token: v.tokens[old]}, added=v.added, special=v.special,
-                     word_suffix=v.word_suffix)
+    one = Vocabulary(
+        scheme=v.scheme, tokens={token: v.tokens[old]}, added=v.added, special=v.special, word_suffix=v.word_suffix
+    )
     added = [Finding(p.code, ls, le + delta, p.message) for p in checks.vocab_findings(one)]
     drop = [(ls, le)] + [_merge_spans(doc, r)[0] for r in affected]
     merge_found = _merge_findings_at(new_doc, affected)

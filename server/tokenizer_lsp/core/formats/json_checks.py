@@ -54,7 +54,9 @@ class JsonChecks:
             chunks = [(s, e), None]
         else:
             chunks = [(s, cut[0]), (cut[1], e)]
-        child = hooks.beside(self._child_deferred, chunks[0], fragments) if n + len(v.tokens) >= MIN_PARALLEL_WORK else None
+        child = (
+            hooks.beside(self._child_deferred, chunks[0], fragments) if n + len(v.tokens) >= MIN_PARALLEL_WORK else None
+        )
         # this process's share, a piece at a time (all at once would hold them all in
         # memory), before the child says at which rank it starts
         flagged, parsed_ok, local = [], True, 0
@@ -73,7 +75,6 @@ class JsonChecks:
         for span, base in flagged:  # rare: messages name ranks, so check again with the right ones
             done += checks.merge_findings(v, count + base, merges=self._parse_merge_chunk(span))
         return out + done
-
 
     def _vocab_share(self, fragments: bool) -> tuple[list[PendingFinding], int]:
         """(vocab, added and id findings, source key count)."""
@@ -157,7 +158,6 @@ class JsonChecks:
         self._exact_key_spans = object_key_spans(self.data, self.vocab_start)
         return len(self._exact_key_spans)
 
-
     def _merge_pieces(self, span: tuple[int, int], size: int = 1 << 16, array: tuple[int, int] | None = None):
         """(piece's span, its merges) over a slice of the merges array, parsed `size`
         bytes at a time (one orjson call on 10 MB holds the interpreter for 80 ms);
@@ -171,4 +171,3 @@ class JsonChecks:
             if merges is None or cut is None:
                 return
             s = cut[1]
-

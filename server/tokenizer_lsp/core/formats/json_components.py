@@ -23,7 +23,12 @@ def _is_uint(v) -> bool:
 
 
 def _is_pattern(v) -> bool:
-    return isinstance(v, dict) and len(v) == 1 and next(iter(v)) in ("String", "Regex") and isinstance(next(iter(v.values())), str)
+    return (
+        isinstance(v, dict)
+        and len(v) == 1
+        and next(iter(v)) in ("String", "Regex")
+        and isinstance(next(iter(v.values())), str)
+    )
 
 
 # kind -> (accepts, what it expects, in words)
@@ -42,8 +47,10 @@ KINDS = {
     "pattern": (_is_pattern, 'an object {"String": ...} or {"Regex": ...}'),
     "behavior": (lambda v: v in BEHAVIORS, "one of " + ", ".join(BEHAVIORS)),
     "prepend_scheme": (lambda v: v in ("first", "never", "always"), "one of first, never, always"),
-    "token_id": (lambda v: isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and _is_uint(v[1]),
-                 "a [token, id] pair"),
+    "token_id": (
+        lambda v: isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and _is_uint(v[1]),
+        "a [token, id] pair",
+    ),
     "version": (lambda v: v == "1.0", '"1.0"'),
     "any": (lambda v: True, "anything"),
 }
@@ -55,9 +62,20 @@ _REPLACE = {"pattern": ("pattern", True), "content": ("string", True)}
 # section -> type -> field -> (kind, required); "items:<section>" is a list of that section's components
 COMPONENTS: dict[str, dict[str, dict[str, tuple[str, bool]]]] = {
     "normalizer": {
-        "BertNormalizer": {"clean_text": ("bool", True), "handle_chinese_chars": ("bool", True),
-                           "strip_accents": ("bool|null", False), "lowercase": ("bool", True)},
-        "ByteLevel": {}, "Lowercase": {}, "NFC": {}, "NFD": {}, "NFKC": {}, "NFKD": {}, "Nmt": {}, "StripAccents": {},
+        "BertNormalizer": {
+            "clean_text": ("bool", True),
+            "handle_chinese_chars": ("bool", True),
+            "strip_accents": ("bool|null", False),
+            "lowercase": ("bool", True),
+        },
+        "ByteLevel": {},
+        "Lowercase": {},
+        "NFC": {},
+        "NFD": {},
+        "NFKC": {},
+        "NFKD": {},
+        "Nmt": {},
+        "StripAccents": {},
         "Precompiled": {"precompiled_charsmap": ("string", True)},
         "Prepend": {"prepend": ("string", True)},
         "Replace": _REPLACE,
@@ -65,7 +83,10 @@ COMPONENTS: dict[str, dict[str, dict[str, tuple[str, bool]]]] = {
         "Strip": {"strip_left": ("bool", True), "strip_right": ("bool", True)},
     },
     "pre_tokenizer": {
-        "BertPreTokenizer": {}, "UnicodeScripts": {}, "Whitespace": {}, "WhitespaceSplit": {},
+        "BertPreTokenizer": {},
+        "UnicodeScripts": {},
+        "Whitespace": {},
+        "WhitespaceSplit": {},
         "ByteLevel": _BYTE_LEVEL,
         "CharDelimiterSplit": {"delimiter": ("char", True)},
         "Digits": {"individual_digits": ("bool", True)},
@@ -85,7 +106,8 @@ COMPONENTS: dict[str, dict[str, dict[str, tuple[str, bool]]]] = {
     },
     "decoder": {
         "BPEDecoder": {"suffix": ("string", True)},
-        "ByteFallback": {}, "Fuse": {},
+        "ByteFallback": {},
+        "Fuse": {},
         "ByteLevel": _BYTE_LEVEL,
         "CTC": {"pad_token": ("string", True), "word_delimiter_token": ("string", True), "cleanup": ("bool", True)},
         "Metaspace": _METASPACE,
@@ -96,12 +118,23 @@ COMPONENTS: dict[str, dict[str, dict[str, tuple[str, bool]]]] = {
     },
     # vocab and merges shapes are json_schema's own findings (they name the entries)
     "model": {
-        "BPE": {"vocab": ("any", True), "merges": ("any", True), "dropout": ("dropout", False),
-                "unk_token": ("string|null", False), "continuing_subword_prefix": ("string|null", False),
-                "end_of_word_suffix": ("string|null", False), "fuse_unk": ("bool|null", False),
-                "byte_fallback": ("bool|null", False), "ignore_merges": ("bool|null", False)},
-        "WordPiece": {"vocab": ("any", True), "unk_token": ("string", True),
-                      "continuing_subword_prefix": ("string", True), "max_input_chars_per_word": ("uint", True)},
+        "BPE": {
+            "vocab": ("any", True),
+            "merges": ("any", True),
+            "dropout": ("dropout", False),
+            "unk_token": ("string|null", False),
+            "continuing_subword_prefix": ("string|null", False),
+            "end_of_word_suffix": ("string|null", False),
+            "fuse_unk": ("bool|null", False),
+            "byte_fallback": ("bool|null", False),
+            "ignore_merges": ("bool|null", False),
+        },
+        "WordPiece": {
+            "vocab": ("any", True),
+            "unk_token": ("string", True),
+            "continuing_subword_prefix": ("string", True),
+            "max_input_chars_per_word": ("uint", True),
+        },
         "WordLevel": {"vocab": ("any", True), "unk_token": ("string", True)},
         "Unigram": {"vocab": ("any", True), "unk_id": ("uint|null", False), "byte_fallback": ("bool", False)},
     },
@@ -130,14 +163,27 @@ def _fits(node: dict, fields: dict[str, tuple[str, bool]]) -> bool:
     return True
 
 
-TOP_LEVEL = {"version": ("version", False), "truncation": ("object|null", False), "padding": ("object|null", False),
-             "added_tokens": ("list", False), "normalizer": ("object|null", False),
-             "pre_tokenizer": ("object|null", False), "post_processor": ("object|null", False),
-             "decoder": ("object|null", False), "model": ("object", True)}
+TOP_LEVEL = {
+    "version": ("version", False),
+    "truncation": ("object|null", False),
+    "padding": ("object|null", False),
+    "added_tokens": ("list", False),
+    "normalizer": ("object|null", False),
+    "pre_tokenizer": ("object|null", False),
+    "post_processor": ("object|null", False),
+    "decoder": ("object|null", False),
+    "model": ("object", True),
+}
 
-ADDED_TOKEN = {"id": ("uint", True), "content": ("string", True), "single_word": ("bool", True),
-               "lstrip": ("bool", True), "rstrip": ("bool", True), "normalized": ("bool", True),
-               "special": ("bool", True)}
+ADDED_TOKEN = {
+    "id": ("uint", True),
+    "content": ("string", True),
+    "single_word": ("bool", True),
+    "lstrip": ("bool", True),
+    "rstrip": ("bool", True),
+    "normalized": ("bool", True),
+    "special": ("bool", True),
+}
 
 Path = tuple  # of str keys and int indices
 # (path of what to flag, "value" | "object" | "key", message)
@@ -172,14 +218,18 @@ def field_problems(obj: dict, fields: dict[str, tuple[str, bool]], path: Path, w
         if kind.startswith("items:"):
             section = kind[6:]
             if not isinstance(value, list):
-                out.append((path + (key,), "value", f"`{shown_path(path + (key,))}` must be a list, not {_shown(value)}"))
+                out.append(
+                    (path + (key,), "value", f"`{shown_path(path + (key,))}` must be a list, not {_shown(value)}")
+                )
                 continue
             for i, item in enumerate(value):
                 out.extend(component_problems(section, item, path + (key, i)))
             continue
         accepts, expected = KINDS[kind]
         if not accepts(value):
-            out.append((path + (key,), "value", f"`{shown_path(path + (key,))}` must be {expected}, not {_shown(value)}"))
+            out.append(
+                (path + (key,), "value", f"`{shown_path(path + (key,))}` must be {expected}, not {_shown(value)}")
+            )
     return out
 
 
@@ -197,8 +247,13 @@ def component_problems(section: str, node, path: Path) -> list[Problem]:
     ctype = node["type"]
     if ctype not in kinds and not any(_fits(node, kinds[k]) for k in UNTAGGED.get(section, ())):
         known = ", ".join(kinds)
-        return [(path + ("type",), "value",
-                 f"unknown {section.replace('_', '-')} type {_shown(ctype)} at `{where}` (tokenizers knows {known})")]
+        return [
+            (
+                path + ("type",),
+                "value",
+                f"unknown {section.replace('_', '-')} type {_shown(ctype)} at `{where}` (tokenizers knows {known})",
+            )
+        ]
     if ctype not in kinds:
         return []  # loaded by its shape, as the type it fits (tokenizers' untagged fallback)
     return field_problems(node, kinds[ctype], path, f"`{where}` of type `{ctype}`")

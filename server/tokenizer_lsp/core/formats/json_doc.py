@@ -16,8 +16,8 @@ from .json_layout import next_char, value_start
 from .json_lookups import MERGE_HASH, JsonLookups, merge_hash
 from .json_parse import DEFER_MERGES_BYTES, parse_deferring_merges
 from .json_resolve import JsonResolver
-from .json_scheme import _decoder_prefix, _word_suffix, scheme_of, vocab_json_scheme, vocab_json_suffix
 from .json_schema import _added_entry_ok
+from .json_scheme import _decoder_prefix, _word_suffix, scheme_of, vocab_json_scheme, vocab_json_suffix
 
 _WINDOW = 1 << 15  # items per C-level pass where other threads must get the interpreter
 __all__ = ["DEFER_MERGES_BYTES", "MERGE_HASH", "JsonDocument", "TokenRef", "merge_hash", "parse_deferring_merges"]
@@ -57,8 +57,12 @@ class JsonDocument(JsonChecks, JsonResolver, JsonLookups):
             self.unigram_dups: list[int] = []  # list positions of pieces seen before
             self.bad_rows = []
             for i, entry in enumerate(raw_vocab):
-                if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
-                        and type(entry[1]) in (int, float)):
+                if not (
+                    isinstance(entry, list)
+                    and len(entry) == 2
+                    and isinstance(entry[0], str)
+                    and type(entry[1]) in (int, float)
+                ):
                     self.bad_rows.append(i)
                 # a piece, also from a row of the wrong shape (or a bare string, in the
                 # list a BPE or WordPiece vocab should not be): hovers still find it
@@ -132,7 +136,6 @@ class JsonDocument(JsonChecks, JsonResolver, JsonLookups):
         merges = orjson.loads(memoryview(self.data)[s:e])
         return merges if isinstance(merges, list) else []
 
-
     bad_ids: list[str] = []  # vocab keys whose id is not a non-negative integer
     bad_rows: list[int] = []  # Unigram rows that are not [piece, score]
     merges_not_list = False
@@ -141,4 +144,3 @@ class JsonDocument(JsonChecks, JsonResolver, JsonLookups):
     config_problems: list = []  # (path, kind, message) from json_components
     bad_added: list[int] = []  # added_tokens entries tokenizers cannot load
     added_positions: list[int] = []
-

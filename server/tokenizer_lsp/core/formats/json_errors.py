@@ -13,8 +13,11 @@ from .json_layout import (
 )
 
 _BOM = b"\xef\xbb\xbf"
-_SURROGATE_MESSAGES = ("no low surrogate in string", "invalid low surrogate in string",
-                       "invalid high surrogate in string")
+_SURROGATE_MESSAGES = (
+    "no low surrogate in string",
+    "invalid low surrogate in string",
+    "invalid high surrogate in string",
+)
 _ESCAPE = re.compile(rb"\\u([0-9a-fA-F]{4})")
 
 
@@ -24,8 +27,7 @@ def _locate(data: bytes, err: orjson.JSONDecodeError | None, base: int = 0) -> t
     error on data[base:] (None: parse data to find it)."""
     if data.startswith(_BOM):
         rest, limit = _json_error(data, 3, None)
-        msg = ("the file starts with a UTF-8 byte order mark (BOM); JSON must not, and "
-               "tokenizers cannot load it")
+        msg = "the file starts with a UTF-8 byte order mark (BOM); JSON must not, and tokenizers cannot load it"
         return Finding("json-syntax", 0, 3, msg), (len(data) if rest is None else limit)
     found, limit = _json_error(data, base if err is not None else 0, err)
     if found is None:  # parses after all (an error met in a piece parsed apart)
@@ -69,9 +71,13 @@ def _json_error(data: bytes, base: int, err: orjson.JSONDecodeError | None) -> t
         if m is not None:
             esc = m.group().decode()
             lone = "low" if 0xDC00 <= int(m.group(1), 16) <= 0xDFFF else "high"
-            return Finding("json-syntax", m.start(), m.end(),
-                           f"lone surrogate {esc} ({lone} surrogate without its pair): not valid in a "
-                           "tokenizer file; tokenizers cannot load it"), start
+            return Finding(
+                "json-syntax",
+                m.start(),
+                m.end(),
+                f"lone surrogate {esc} ({lone} surrogate without its pair): not valid in a "
+                "tokenizer file; tokenizers cannot load it",
+            ), start
     return Finding("json-syntax", start, end, f"invalid JSON: {msg}"), start
 
 

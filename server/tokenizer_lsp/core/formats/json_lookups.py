@@ -27,7 +27,6 @@ def merge_hash(token: str) -> int:
     return hash(token) & _LOW32
 
 
-
 class JsonLookups:
     """Lookup tables of a JsonDocument (mixed into it); built once, off the event loop."""
 
@@ -188,11 +187,14 @@ class JsonLookups:
         for _, merges in self._merge_pieces(self.merges_span):
             yield merges
 
-
     def merge_at(self, rank: int) -> tuple[str, str] | None:
         """The two parts of the merge of this rank, read from its literal(s)."""
         if self.vocab.merges is not None:
-            return split_merge(self.vocab.merges[rank], self.vocab.merges_as_pairs) if 0 <= rank < len(self.vocab.merges) else None
+            return (
+                split_merge(self.vocab.merges[rank], self.vocab.merges_as_pairs)
+                if 0 <= rank < len(self.vocab.merges)
+                else None
+            )
         table = (self._tables or {}).get("merges")
         if table is None or not 0 <= rank < self.merge_count:
             return None

@@ -24,7 +24,7 @@ def parse_deferring_merges(data: bytes) -> tuple[object, tuple[int, int] | None]
             vocab = value_start(data, "vocab", model, start)
             vocab_end = data.rfind(b"}", vocab, start) + 1 if vocab is not None else 0
             cut = (vocab, vocab_end) if vocab_end > (vocab or 0) and data[vocab : vocab + 1] == b"{" else None
-            pieces = (view[:cut[0]], b"{}", view[cut[1] : start]) if cut else (view[:start],)
+            pieces = (view[: cut[0]], b"{}", view[cut[1] : start]) if cut else (view[:start],)
             try:
                 obj = orjson.loads(b"".join((*pieces, b"[]", view[end:])))
             except orjson.JSONDecodeError:
@@ -53,4 +53,3 @@ def _parse_object_in_pieces(data: bytes, start: int, end: int) -> dict:
             return orjson.loads(view[start:end])
         out.update(part)
     return out
-

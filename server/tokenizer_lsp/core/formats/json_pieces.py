@@ -140,8 +140,7 @@ def _loads(data: bytes, start: int, end: int, closer: bytes = b""):
     return out
 
 
-def parse_value(data: bytes, start: int, stop: int | None = None, end_hint: int | None = None,
-                scan: bool = True):
+def parse_value(data: bytes, start: int, stop: int | None = None, end_hint: int | None = None, scan: bool = True):
     """(value, end) of the complete object or array opening at `start`, or None.
     `end_hint`: a likely end to try first (one orjson call instead of a scan);
     scan=False: that guess only."""
@@ -259,8 +258,17 @@ def _key_value(data: bytes, key: str, start: int, stop: int) -> int | None:
     return None
 
 
-_TOP_KEYS = (b'"version"', b'"truncation"', b'"padding"', b'"added_tokens"', b'"normalizer"',
-             b'"pre_tokenizer"', b'"post_processor"', b'"decoder"', b'"model"')
+_TOP_KEYS = (
+    b'"version"',
+    b'"truncation"',
+    b'"padding"',
+    b'"added_tokens"',
+    b'"normalizer"',
+    b'"pre_tokenizer"',
+    b'"post_processor"',
+    b'"decoder"',
+    b'"model"',
+)
 
 
 def _section(data: bytes, key: str, stop: int, limit: int) -> tuple[str, object]:

@@ -20,7 +20,6 @@ def _string_merge_part(data: bytes, span: tuple[int, int], part: int) -> tuple[i
     return (s + 1, sep) if part == 0 else (sep + 1, e - 1)
 
 
-
 class JsonResolver:
     """Source ranges for a JsonDocument (mixed into it)."""
 

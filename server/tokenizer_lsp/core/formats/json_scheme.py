@@ -99,4 +99,3 @@ def vocab_json_suffix(tokens: dict) -> str:
     """`</w>` when a vocab.json is CLIP's: every byte character also stands with the
     suffix, as a word's last symbol (256 lookups, not a pass over the vocabulary)."""
     return CLIP_SUFFIX if sum(1 for c in BYTE_TO_CHAR if c + CLIP_SUFFIX in tokens) >= 128 else ""
-

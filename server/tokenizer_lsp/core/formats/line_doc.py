@@ -67,5 +67,3 @@ class LineDocument:
 
     def _refs_on_line(self, i: int) -> list[TokenRef]:
         return []  # each format lists the token literals of a line
-
-

@@ -13,8 +13,10 @@ from .line_doc import LineDocument
 
 _BOM = b"\xef\xbb\xbf"
 # said by `check` (a note) and `stats` for a merges file read without its vocabulary
-NO_VOCABULARY = ("no vocabulary beside it (vocab.json or encoder.json): its merges were checked for their "
-                 "form only, not against a vocabulary (give one: `check VOCAB.json MERGES.txt`)")
+NO_VOCABULARY = (
+    "no vocabulary beside it (vocab.json or encoder.json): its merges were checked for their "
+    "form only, not against a vocabulary (give one: `check VOCAB.json MERGES.txt`)"
+)
 
 
 def merges_word_suffix(merges: list[str]) -> str:
@@ -30,13 +32,17 @@ def _late_header_message(first: bytes) -> str:
     this tool, a merge to tokenizers' BPE.from_file, which skips only lines starting `#version`."""
     parts = first.rstrip(b"\r").decode("utf-8", "replace").split(" ")
     if len(parts) == 2:
-        read = (f"reads this one as the merge {checks._q(parts[0])} + {checks._q(parts[1])} "
-                f"(Token {checks._q(parts[0])} out of vocabulary)")
+        read = (
+            f"reads this one as the merge {checks._q(parts[0])} + {checks._q(parts[1])} "
+            f"(Token {checks._q(parts[0])} out of vocabulary)"
+        )
     else:
         read = "fails on this one (Merges text file invalid at line 1)"
-    return ("text before `#version` in the header: CLIP's loader skips the first line, as this tool "
-            f"does, but tokenizers' BPE.from_file skips only lines starting with `#version` and {read}; "
-            "start the line with `#version` to load the file there")
+    return (
+        "text before `#version` in the header: CLIP's loader skips the first line, as this tool "
+        f"does, but tokenizers' BPE.from_file skips only lines starting with `#version` and {read}; "
+        "start the line with `#version` to load the file there"
+    )
 
 
 class MergesDocument(LineDocument):
@@ -93,27 +99,41 @@ class MergesDocument(LineDocument):
         if self.has_header and not self.header_at_start:
             out.append(Finding("merges-header", 0, len(first.rstrip(b"\r")), _late_header_message(first)))
         elif self.bom and self.has_header:
-            out.append(Finding(
-                "merges-header", 0, len(first.rstrip(b"\r")),
-                "the `#version` header starts with a UTF-8 byte order mark: tokenizers' BPE.from_file "
-                "does not see a header there and reads the line as a merge (Token `\\uFEFF#version:` "
-                "out of vocabulary); save the file without the BOM",
-            ))
+            out.append(
+                Finding(
+                    "merges-header",
+                    0,
+                    len(first.rstrip(b"\r")),
+                    "the `#version` header starts with a UTF-8 byte order mark: tokenizers' BPE.from_file "
+                    "does not see a header there and reads the line as a merge (Token `\\uFEFF#version:` "
+                    "out of vocabulary); save the file without the BOM",
+                )
+            )
         elif not self.has_header and first.strip():
-            out.append(Finding(
-                "merges-header", 0, len(first.rstrip(b"\r")),
-                "no `#version` header: older loaders (transformers' slow GPT2Tokenizer) drop the "
-                "first line of a merges file, losing this merge",
-            ))
+            out.append(
+                Finding(
+                    "merges-header",
+                    0,
+                    len(first.rstrip(b"\r")),
+                    "no `#version` header: older loaders (transformers' slow GPT2Tokenizer) drop the "
+                    "first line of a merges file, losing this merge",
+                )
+            )
         if self.external_vocab:
             pending = checks.merge_findings(self.vocab)
         else:
             pending = [p for p in checks.merge_findings(self.vocab) if p.code == "merge-malformed"]
         for line in self.blank_lines:
             s = self.starts[line]
-            out.append(Finding("merge-malformed", s, s + len(self.lines[line].rstrip(b"\r")),
-                               "empty line: a merges file holds one `a b` merge on every line, and "
-                               "tokenizers refuses to load one with an empty line"))
+            out.append(
+                Finding(
+                    "merge-malformed",
+                    s,
+                    s + len(self.lines[line].rstrip(b"\r")),
+                    "empty line: a merges file holds one `a b` merge on every line, and "
+                    "tokenizers refuses to load one with an empty line",
+                )
+            )
         for line, at in self.bad_utf8.items():
             s = self.starts[line]
             raw = self.lines[line]
@@ -122,9 +142,15 @@ class MergesDocument(LineDocument):
             if raw[at] == 0xED and len(raw) >= at + 3 and 0xA0 <= raw[at + 1] <= 0xBF and 0x80 <= raw[at + 2] <= 0xBF:
                 # a lone surrogate (an editor's text may hold one): its 3 bytes, one character
                 n, what = 3, f"the lone surrogate U+{ord(raw[at : at + 3].decode('utf-8', 'surrogatepass')):04X}"
-            out.append(Finding("merge-malformed", s + at, s + at + n,
-                               f"{what} is not valid UTF-8: a merges file is UTF-8 "
-                               "text (tokenizers refuses to load it); this merge is not checked"))
+            out.append(
+                Finding(
+                    "merge-malformed",
+                    s + at,
+                    s + at + n,
+                    f"{what} is not valid UTF-8: a merges file is UTF-8 "
+                    "text (tokenizers refuses to load it); this merge is not checked",
+                )
+            )
         for p in pending:
             line = self.merge_lines[p.ref.key]
             if line in self.bad_utf8:
@@ -179,7 +205,3 @@ class MergesDocument(LineDocument):
             TokenRef(start, start + sep, "merge", a, rank, 0),
             TokenRef(start + sep + 1, start + len(raw), "merge", b, rank, 1),
         ]
-
-
-
-

@@ -29,18 +29,18 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from ..checks.pipeline import Scope, located, vocabulary_checks
 from ..decoding.bytemap import BYTE_TO_CHAR
 from ..decoding.tokens import Scheme
-from ..checks.pipeline import Scope, located, vocabulary_checks
 from ..detect import claims_vocab_json
 from ..model import Finding
 from .json_doc import JsonDocument
+from .json_errors import _error_base, _locate
 from .json_layout import (
     key_count_estimate,
     object_key_spans,
     value_start,
 )
-from .json_errors import _locate, _error_base
 from .json_pieces import _loads, _section, _strip_comma, parse_prefix, parse_value
 
 _BOM = b"\xef\xbb\xbf"
@@ -117,8 +117,9 @@ def _recover(data: bytes, limit: int, path: str | None, out: Salvaged) -> None:
     out.doc = doc
     out.vocab_complete = vocab_complete
     out.merges_recovered = len(merges) if merges is not None else None
-    out.findings = [out.error] + _findings(doc, vocab_complete=vocab_complete, added_known=added_known,
-                                           scheme_trusted=config_known)
+    out.findings = [out.error] + _findings(
+        doc, vocab_complete=vocab_complete, added_known=added_known, scheme_trusted=config_known
+    )
 
 
 def _recover_model(data: bytes, model_at: int, limit: int):
@@ -221,8 +222,7 @@ def _recover_vocab_json(data: bytes, limit: int, path: str | None, out: Salvaged
     _set_key_count(doc, data, found[1])
     out.doc = doc
     out.vocab_complete = complete
-    out.findings = [out.error] + _findings(doc, vocab_complete=complete, added_known=True,
-                                           scheme_trusted=True)
+    out.findings = [out.error] + _findings(doc, vocab_complete=complete, added_known=True, scheme_trusted=True)
 
 
 def _guess_scheme(tokens, model: dict) -> Scheme:
@@ -252,6 +252,5 @@ def _findings(doc: JsonDocument, *, vocab_complete: bool, added_known: bool, sch
     """The checks that hold on what was recovered. Merges are not checked: against a
     partial vocabulary every later token would be missing, and against a whole one the
     check costs as much as indexing the file (they are, once it parses again)."""
-    scope = Scope(byte_level=added_known and scheme_trusted, added=added_known,
-                  gaps=vocab_complete and added_known)
+    scope = Scope(byte_level=added_known and scheme_trusted, added=added_known, gaps=vocab_complete and added_known)
     return located(vocabulary_checks(doc.vocab, doc.added_list, doc._duplicate_keys(), scope), doc.resolve)

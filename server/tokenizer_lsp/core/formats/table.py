@@ -11,9 +11,10 @@ editor shows the decoded listing (decoded_view.py) instead of the bytes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 # SentencePiece's ModelProto.SentencePiece.Type names (also GGUF's llama_token_type values
 # 1..6): the `type` of a decode row.

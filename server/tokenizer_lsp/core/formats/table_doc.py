@@ -95,8 +95,14 @@ class TableDocument:
         self._ends = array("q", (p[1] for p in placed))
         self._rows = array("q", (p[2] for p in placed))
         self._raw = raw
-        self.vocab = TableVocabulary(scheme=scheme, tokens=tokens, added=added, special=special,
-                                     subword_prefix=prefix, model_type=str(table.meta.get("model_type", "BPE")))
+        self.vocab = TableVocabulary(
+            scheme=scheme,
+            tokens=tokens,
+            added=added,
+            special=special,
+            subword_prefix=prefix,
+            model_type=str(table.meta.get("model_type", "BPE")),
+        )
         self.vocab.row_of_id = self.row_of_id
 
     def _ref(self, k: int) -> TokenRef:

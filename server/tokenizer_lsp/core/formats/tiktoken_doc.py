@@ -15,6 +15,7 @@ from .line_doc import LineDocument
 
 _U32_MAX = 0xFFFFFFFF  # tiktoken's Rust core holds ranks as u32; u32::MAX means "no merge"
 
+
 def _unpack_error(fields: list[bytes]) -> str:
     """What tiktoken's `token, rank = line.split()` raises on this many fields."""
     try:
@@ -62,11 +63,16 @@ class TiktokenDocument(LineDocument):
             start = starts[i]
             if len(fields) != 2:
                 n = len(fields)
-                self.line_findings.append(Finding(
-                    "tiktoken-malformed", start, start + len(line),
-                    f"expected `base64 rank`, found {n} field{'s' if n != 1 else ''}"
-                    + (" (a line of blanks: tiktoken's loader skips only empty lines)" if not n else "")
-                    + f": tiktoken's loader fails on this line (ValueError: {_unpack_error(fields)})"))
+                self.line_findings.append(
+                    Finding(
+                        "tiktoken-malformed",
+                        start,
+                        start + len(line),
+                        f"expected `base64 rank`, found {n} field{'s' if n != 1 else ''}"
+                        + (" (a line of blanks: tiktoken's loader skips only empty lines)" if not n else "")
+                        + f": tiktoken's loader fails on this line (ValueError: {_unpack_error(fields)})",
+                    )
+                )
                 continue
             b64, rank = fields
             # `ret[base64.b64decode(token)] = int(rank)`: Python evaluates the right-hand side
@@ -74,18 +80,28 @@ class TiktokenDocument(LineDocument):
             try:
                 r = int(rank)
             except ValueError as e:
-                self.line_findings.append(Finding(
-                    "tiktoken-malformed", start, start + len(line),
-                    f"rank {checks._q(rank[:20].decode('utf-8', 'replace'))} is not a non-negative "
-                    f"integer: tiktoken's loader fails on this line (ValueError: {e})"))
+                self.line_findings.append(
+                    Finding(
+                        "tiktoken-malformed",
+                        start,
+                        start + len(line),
+                        f"rank {checks._q(rank[:20].decode('utf-8', 'replace'))} is not a non-negative "
+                        f"integer: tiktoken's loader fails on this line (ValueError: {e})",
+                    )
+                )
                 continue
             try:
                 token_bytes = b64decode(b64)
             except ValueError as e:  # binascii.Error
-                self.line_findings.append(Finding(
-                    "tiktoken-malformed", start, start + len(line),
-                    f"{checks._q(b64[:100].decode('utf-8', 'replace'))} is not valid base64: tiktoken's "
-                    f"loader fails on this line (binascii.Error: {e})"))
+                self.line_findings.append(
+                    Finding(
+                        "tiktoken-malformed",
+                        start,
+                        start + len(line),
+                        f"{checks._q(b64[:100].decode('utf-8', 'replace'))} is not valid base64: tiktoken's "
+                        f"loader fails on this line (binascii.Error: {e})",
+                    )
+                )
                 continue
             at = line.find(b64)
             b64_start = start + at
@@ -157,25 +173,30 @@ class TiktokenDocument(LineDocument):
         for i, earlier in self._byte_dups:
             token, _, s, n = self.line_entry[i]
             data = base64.b64decode(token)
-            pending.append(PendingFinding(
-                "duplicate-token", Ref("span", s, s + n),
-                f"{checks._q(self._field(i).decode('utf-8', 'replace'))} decodes to the same bytes "
-                f"({hex_head(data) if data else 'none: the empty token'}) as "
-                f"{checks._q(self._field(earlier).decode('utf-8', 'replace'))} on line {earlier + 1}: "
-                f"tiktoken keys its ranks by bytes, so the last rank ({self.vocab.tokens[token]}) wins "
-                "and the earlier entry is lost",
-            ))
+            pending.append(
+                PendingFinding(
+                    "duplicate-token",
+                    Ref("span", s, s + n),
+                    f"{checks._q(self._field(i).decode('utf-8', 'replace'))} decodes to the same bytes "
+                    f"({hex_head(data) if data else 'none: the empty token'}) as "
+                    f"{checks._q(self._field(earlier).decode('utf-8', 'replace'))} on line {earlier + 1}: "
+                    f"tiktoken keys its ranks by bytes, so the last rank ({self.vocab.tokens[token]}) wins "
+                    "and the earlier entry is lost",
+                )
+            )
         for ordinal, token in enumerate(self.vocab.tokens):
             data = base64.b64decode(token)
             if not data.isascii():
                 try:
                     data.decode("utf-8")
                 except UnicodeDecodeError:
-                    pending.append(PendingFinding(
-                        "utf8-fragment", Ref("vocab", ordinal),
-                        f"rank {self.vocab.tokens[token]} = bytes {hex_head(data)}: "
-                        f"{short_fragment_kind(data)}",
-                    ))
+                    pending.append(
+                        PendingFinding(
+                            "utf8-fragment",
+                            Ref("vocab", ordinal),
+                            f"rank {self.vocab.tokens[token]} = bytes {hex_head(data)}: {short_fragment_kind(data)}",
+                        )
+                    )
         for p in pending:
             if p.ref.kind == "span":
                 s, e = p.ref.key, p.ref.end
@@ -210,10 +231,13 @@ class TiktokenDocument(LineDocument):
 def _odd_rank(r: int) -> str:
     shown = str(r) if len(str(r)) <= 24 else f"{str(r)[:20]}… ({len(str(r))} digits)"
     if r == _U32_MAX:
-        return (f"rank {r} is u32::MAX, tiktoken's \"no merge\" marker: its byte-pair merging never "
-                "produces this token (only a piece of exactly these bytes encodes to it)")
+        return (
+            f"rank {r} is u32::MAX, tiktoken's \"no merge\" marker: its byte-pair merging never "
+            "produces this token (only a piece of exactly these bytes encodes to it)"
+        )
     what = "negative" if r < 0 else f"above {_U32_MAX}"
-    return (f"rank {shown} is {what}: tiktoken's loader reads it, but its encoder holds ranks as "
-            "unsigned 32-bit integers, so building an Encoding from this file fails "
-            "(OverflowError: out of range integral type conversion attempted)")
-
+    return (
+        f"rank {shown} is {what}: tiktoken's loader reads it, but its encoder holds ranks as "
+        "unsigned 32-bit integers, so building an Encoding from this file fails "
+        "(OverflowError: out of range integral type conversion attempted)"
+    )

@@ -18,8 +18,7 @@ from .config_doc import ConfigItem, special_literals
 from .folder import Folder
 
 FORMAT = "chat template"
-NO_TOKENIZER = ("not a tokenizer file (a chat template with no tokenizer in its model folder: "
-                "it is checked beside one)")
+NO_TOKENIZER = "not a tokenizer file (a chat template with no tokenizer in its model folder: it is checked beside one)"
 
 
 def char_offsets(data: bytes) -> tuple[str, list[int]]:
@@ -47,8 +46,11 @@ class TemplateDocument:
         self.name = os.path.basename(path or "")
         self.text, self.offsets = char_offsets(data)
         self.items: list[ConfigItem] = [
-            ConfigItem("template", "chat_template", self.offsets[a], self.offsets[b], (self.offsets[a], self.offsets[b]),
-                       token) for a, b, token in special_literals(self.text)]
+            ConfigItem(
+                "template", "chat_template", self.offsets[a], self.offsets[b], (self.offsets[a], self.offsets[b]), token
+            )
+            for a, b, token in special_literals(self.text)
+        ]
 
     def build_tables(self) -> None:
         return None

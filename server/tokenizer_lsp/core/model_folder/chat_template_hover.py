@@ -23,14 +23,14 @@ NAMED_TOKENS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token",
 # what apply_chat_template passes besides the special tokens (transformers 5.24)
 _OPTIONS = {
     "messages": "the conversation: a list of `{\"role\", \"content\", ...}` dicts as the caller gives them "
-                "(keys whose value is None dropped; `reasoning_content`, `thinking` and `reasoning` aliased "
-                "to one another)",
+    "(keys whose value is None dropped; `reasoning_content`, `thinking` and `reasoning` aliased "
+    "to one another)",
     "add_generation_prompt": "`False` unless the caller passes `add_generation_prompt=True` (then the prompt "
-                             "should end with the assistant's header)",
+    "should end with the assistant's header)",
     "tools": "`None` unless the caller passes `tools=[...]`: a list of JSON schemas of functions",
     "documents": "`None` unless the caller passes `documents=[...]`: a list of `{\"title\", \"text\"}` dicts",
     "raise_exception": "a function: `raise_exception(message)` stops rendering with that message "
-                       "(apply_chat_template raises TemplateError)",
+    "(apply_chat_template raises TemplateError)",
     "strftime_now": "a function: `strftime_now(format)` formats the current time (the prompt changes by the day)",
 }
 
@@ -44,9 +44,17 @@ def template_at(doc, offset: int) -> tuple[str, list[int], int] | None:
         if root is None or root.kind != "object" or "chat_template" not in root.keys:
             return None
         _, node = root.keys["chat_template"]
-        strings = [node] if node.kind == "string" else [
-            found[1] for child in node.items if (found := child.member("template")) is not None
-            and found[1].kind == "string"] if node.kind == "array" else []
+        strings = (
+            [node]
+            if node.kind == "string"
+            else [
+                found[1]
+                for child in node.items
+                if (found := child.member("template")) is not None and found[1].kind == "string"
+            ]
+            if node.kind == "array"
+            else []
+        )
         for s in strings:
             if s.start < offset < s.end - 1:
                 text, offsets = string_offsets(doc.data, s.start, s.end)
@@ -69,7 +77,7 @@ def variable_at(text: str, at: int) -> tuple[int, int, str] | None:
     before = text[: m.start()]
     opened = max((o.end() for o in _OPEN.finditer(before)), default=-1)
     closed = max((c.end() for c in _CLOSE.finditer(before)), default=-1)
-    if opened < 0 or closed > opened or before.rstrip().endswith(".") or text[m.end():m.end() + 1] in ("'", '"'):
+    if opened < 0 or closed > opened or before.rstrip().endswith(".") or text[m.end() : m.end() + 1] in ("'", '"'):
         return None
     return m.start(), m.end(), m.group()
 
@@ -82,8 +90,10 @@ def variable_hover(name: str, special: dict[str, str], id_of: Callable[[str], in
         ids = f"id {tid} in {where}" if tid is not None else f"**not a token** of {where}"
         return f"**{name}** = {code_span(token)} ({ids}): the tokenizer's {name}, as apply_chat_template passes it"
     if name in NAMED_TOKENS:
-        return (f"**{name}**: not set for this tokenizer: undefined in the template "
-                f"(`{{{{ {name} }}}}` renders nothing, `{name} is defined` is false)")
+        return (
+            f"**{name}**: not set for this tokenizer: undefined in the template "
+            f"(`{{{{ {name} }}}}` renders nothing, `{name} is defined` is false)"
+        )
     if name in _OPTIONS:
         return f"**{name}**: {_OPTIONS[name]}"
     return None

@@ -71,8 +71,10 @@ def move_out(doc: ConfigDocument) -> Move | None:
     elif os.path.isdir(os.path.join(folder, JINJA_DIR)):
         move.disabled = f"{JINJA_DIR}/ exists: its templates take effect instead of this one"
     elif "\r" in template:
-        move.disabled = (f"the template holds a carriage return, which transformers reads as a line feed "
-                         f"from {JINJA_FILE}: it would render differently")
+        move.disabled = (
+            f"the template holds a carriage return, which transformers reads as a line feed "
+            f"from {JINJA_FILE}: it would render differently"
+        )
     if move.disabled is None:
         move.create = (os.path.join(folder, JINJA_FILE), template)
         move.edits[doc.path] = [_removal(doc.data, doc.tree, "chat_template")]

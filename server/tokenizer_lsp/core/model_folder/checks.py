@@ -42,8 +42,9 @@ def slow_folder_facts(doc: ConfigDocument, folder: dict[str, ConfigDocument], fa
     added = doc if doc.name == "added_tokens.json" else folder.get("added_tokens.json")
     if added is None:
         return facts
-    return facts.with_added({i.token: i.tid for i in added.items
-                             if i.role == "added-json" and i.token is not None and i.tid is not None})
+    return facts.with_added(
+        {i.token: i.tid for i in added.items if i.role == "added-json" and i.token is not None and i.tid is not None}
+    )
 
 
 def config_findings(doc: ConfigDocument, folder: dict[str, ConfigDocument], facts: TokenizerFacts) -> list[Finding]:
@@ -90,23 +91,31 @@ def _token(item: ConfigItem, facts: TokenizerFacts, here: str):
     token = item.token
     tid = facts.id_of(token)
     if tid is None:
-        yield Finding("config-token-missing", *item.entry,
-                      f"{_where(item)} {_q(token)} in {here} is not a token of {facts.name} "
-                      "(neither in its vocabulary nor an added token)")
+        yield Finding(
+            "config-token-missing",
+            *item.entry,
+            f"{_where(item)} {_q(token)} in {here} is not a token of {facts.name} "
+            "(neither in its vocabulary nor an added token)",
+        )
         return
     if item.role not in ("decoder", "added-json"):
         return
     if item.tid is None:
         what = "key" if item.role == "decoder" else "id"
-        yield Finding("config-id-mismatch", *item.entry,
-                      f"{_q(token)} is id {tid} in {facts.name}, but its {here} {what} is not an id")
+        yield Finding(
+            "config-id-mismatch",
+            *item.entry,
+            f"{_q(token)} is id {tid} in {facts.name}, but its {here} {what} is not an id",
+        )
     elif item.tid != tid:
         other = facts.token_of(item.tid)
         named = f" ({_q(other)})" if other is not None else " (no token)"
         what = "added_tokens_decoder key" if item.role == "decoder" else "added_tokens.json id"
-        yield Finding("config-id-mismatch", *item.entry,
-                      f"{_q(token)} is id {tid} in {facts.name}, but its {what} in {here} is "
-                      f"{item.tid}{named}")
+        yield Finding(
+            "config-id-mismatch",
+            *item.entry,
+            f"{_q(token)} is id {tid} in {facts.name}, but its {what} in {here} is {item.tid}{named}",
+        )
 
 
 def _ids(key: str, items: list[ConfigItem], doc: ConfigDocument, folder, facts: TokenizerFacts):
@@ -119,20 +128,29 @@ def _ids(key: str, items: list[ConfigItem], doc: ConfigDocument, folder, facts: 
     for item in items:
         token = facts.token_of(item.tid) if item.tid >= 0 else None
         if token is None:
-            yield Finding("config-id-mismatch", *item.entry,
-                          f"{doc.name} {key} {item.tid} is not an id of {facts.name}"
-                          + (f" (highest id {facts.highest_id})" if facts.highest_id is not None else ""))
+            yield Finding(
+                "config-id-mismatch",
+                *item.entry,
+                f"{doc.name} {key} {item.tid} is not an id of {facts.name}"
+                + (f" (highest id {facts.highest_id})" if facts.highest_id is not None else ""),
+            )
         elif single and named_id is not None and item.tid != named_id:
-            yield Finding("config-id-mismatch", *item.entry,
-                          f"{which}_token {_q(named[0])} is id {named_id} in {facts.name}, but {doc.name} "
-                          f"{key} is {item.tid} ({_q(token)})")
+            yield Finding(
+                "config-id-mismatch",
+                *item.entry,
+                f"{which}_token {_q(named[0])} is id {named_id} in {facts.name}, but {doc.name} "
+                f"{key} is {item.tid} ({_q(token)})",
+            )
     if not single and named_id is not None and all(i.tid != named_id for i in items):
         span = doc.tree.entry_span(key) if doc.tree is not None else None
         if span is not None:
             listed = ", ".join(f"{i.tid} ({_q(t)})" if (t := facts.token_of(i.tid)) else str(i.tid) for i in items)
-            yield Finding("config-id-mismatch", *span,
-                          f"{which}_token {_q(named[0])} is id {named_id} in {facts.name}, but {doc.name} "
-                          f"{key} [{listed}] does not hold it")
+            yield Finding(
+                "config-id-mismatch",
+                *span,
+                f"{which}_token {_q(named[0])} is id {named_id} in {facts.name}, but {doc.name} "
+                f"{key} [{listed}] does not hold it",
+            )
 
 
 def _vocab_size(doc: ConfigDocument, facts: TokenizerFacts):
@@ -152,14 +170,21 @@ def _vocab_size(doc: ConfigDocument, facts: TokenizerFacts):
         top = facts.token_of(facts.highest_id)
         top_text = f" ({_q(top)})" if top is not None else ""
         if size < needed:
-            yield Finding("vocab-size", *span,
-                          f"vocab_size {size} is below the highest id + 1 of {facts.name} ({needed}: id "
-                          f"{facts.highest_id}{top_text}): the model has no embedding row for ids "
-                          f"{size}..{facts.highest_id}")
+            yield Finding(
+                "vocab-size",
+                *span,
+                f"vocab_size {size} is below the highest id + 1 of {facts.name} ({needed}: id "
+                f"{facts.highest_id}{top_text}): the model has no embedding row for ids "
+                f"{size}..{facts.highest_id}",
+            )
         elif size > needed:
-            yield Finding("vocab-size", *span,
-                          f"vocab_size {size} is above the highest id + 1 of {facts.name} ({needed}): "
-                          f"{size - needed} embedding rows no token uses (padding)", level="information")
+            yield Finding(
+                "vocab-size",
+                *span,
+                f"vocab_size {size} is above the highest id + 1 of {facts.name} ({needed}): "
+                f"{size - needed} embedding rows no token uses (padding)",
+                level="information",
+            )
 
 
 def _template(item: ConfigItem, facts: TokenizerFacts):
@@ -168,9 +193,12 @@ def _template(item: ConfigItem, facts: TokenizerFacts):
         return
     near = _nearest(token, facts)
     hint = f"; did you mean {_q(near)}?" if near is not None else ""
-    yield Finding("chat-template-token", *item.entry,
-                  f"chat_template writes {_q(token)}, which is not a token of {facts.name} "
-                  f"(neither in its vocabulary nor an added token){hint}")
+    yield Finding(
+        "chat-template-token",
+        *item.entry,
+        f"chat_template writes {_q(token)}, which is not a token of {facts.name} "
+        f"(neither in its vocabulary nor an added token){hint}",
+    )
 
 
 def _special_looking(token: str, facts: TokenizerFacts) -> bool:

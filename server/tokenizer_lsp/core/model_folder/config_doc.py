@@ -30,6 +30,7 @@ def special_literals(text: str) -> list[tuple[int, int, str]]:
     """(start, end, literal) of the special-looking literals of a template's text."""
     return [(m.start(), m.end(), m.group()) for m in _SPECIAL.finditer(text)]
 
+
 Span = tuple[int, int]
 
 
@@ -161,8 +162,11 @@ class ConfigDocument:
         if isinstance(value, str) and node.kind == "string":
             strings = [node]
         elif isinstance(value, list) and node.kind == "array":
-            strings = [found[1] for child in node.items if (found := child.member("template")) is not None
-                       and found[1].kind == "string"]
+            strings = [
+                found[1]
+                for child in node.items
+                if (found := child.member("template")) is not None and found[1].kind == "string"
+            ]
         else:
             return
         for string in strings:

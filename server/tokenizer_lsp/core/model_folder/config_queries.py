@@ -52,8 +52,13 @@ def describe(item: ConfigItem, facts: TokenizerFacts | None) -> str:
         return f"{item.key}: **not a token** of {where}"
     if item.role == "template":  # what the model receives: one id, special or not
         v = facts.vocab
-        kind = "a special token" if item.token in v.special else \
-            "an added token, not special" if item.token in v.added else "a token of the vocabulary, not special"
+        kind = (
+            "a special token"
+            if item.token in v.special
+            else "an added token, not special"
+            if item.token in v.added
+            else "a token of the vocabulary, not special"
+        )
         return f"{item.key} names id {tid} in {where}: {kind}"
     return f"{item.key} names id {tid} in {where}"
 

@@ -11,10 +11,10 @@ import orjson
 
 from .. import detect
 from ..disk_cache import FileCache
+from ..document_index import DocumentIndex
 from ..formats.json_doc import JsonDocument
 from ..formats.json_errors import _locate
 from ..formats.json_parse import parse_deferring_merges
-from ..document_index import DocumentIndex
 from ..model import Vocabulary
 from .checks import config_findings
 from .config_doc import CONFIG_NAMES, ConfigDocument, is_config_name
@@ -24,8 +24,9 @@ from .table_facts import facts_of_table, facts_of_table_file
 # the tokenizer a folder's config files describe: its tokenizer.json, else a GPT-2 vocabulary,
 # else a SentencePiece model (Llama, T5, XLM-R names) or a BERT vocab.txt (plug-in formats)
 TOKENIZER_NAMES = tuple(detect.RULES["modelTokenizerNames"])
-NO_TOKENIZER = ("not a tokenizer file (a model config file with no tokenizer file beside it: "
-                f"{', '.join(TOKENIZER_NAMES)})")
+NO_TOKENIZER = (
+    f"not a tokenizer file (a model config file with no tokenizer file beside it: {', '.join(TOKENIZER_NAMES)})"
+)
 
 
 @dataclass
@@ -111,8 +112,9 @@ def read_config(path: str, text: bytes | None = None) -> ConfigDocument | None:
         return None
 
 
-def load_folder(config_path: str, facts: TokenizerFacts | None = None,
-                open_text: Callable[[str], bytes | None] | None = None) -> Folder | None:
+def load_folder(
+    config_path: str, facts: TokenizerFacts | None = None, open_text: Callable[[str], bytes | None] | None = None
+) -> Folder | None:
     """The folder a config file is checked in: the tokenizer beside it (`facts`, else read
     from disk) and the other config files (the editor's text when `open_text` has it)."""
     if facts is None:
@@ -209,6 +211,10 @@ def tokenizer_files_in(folder: str) -> list[str]:
         return []
     from ..formats.registry import named
 
-    return [os.path.join(folder, n) for n in names
-            if not is_config_name(n) and (detect.name_kind(n) is not None or named(n))
-            and os.path.isfile(os.path.join(folder, n))]
+    return [
+        os.path.join(folder, n)
+        for n in names
+        if not is_config_name(n)
+        and (detect.name_kind(n) is not None or named(n))
+        and os.path.isfile(os.path.join(folder, n))
+    ]

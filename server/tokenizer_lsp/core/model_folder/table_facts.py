@@ -27,8 +27,13 @@ def facts_of_table(table: TokenTable, style: str | None, path: str | None) -> To
         by_id.setdefault(row.id, row.token)
     scheme = Scheme(style) if style in {s.value for s in Scheme} else Scheme.LITERAL
     prefix = str(table.meta.get("continuing_subword_prefix") or ("##" if scheme is Scheme.WORDPIECE else ""))
-    vocab = Vocabulary(scheme, tokens, model_type=str(table.meta.get("model_type") or table.format),
-                       special={r.token for r in table.rows if r.special}, subword_prefix=prefix)
+    vocab = Vocabulary(
+        scheme,
+        tokens,
+        model_type=str(table.meta.get("model_type") or table.format),
+        special={r.token for r in table.rows if r.special},
+        subword_prefix=prefix,
+    )
     return TokenizerFacts(vocab, os.path.basename(path or table.format), by_id.get)
 
 

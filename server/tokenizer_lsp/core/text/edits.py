@@ -23,8 +23,9 @@ class Change:
 Edit = tuple[int, int, bytes]  # replace bytes [start, end) with these
 
 
-def apply_changes(data: bytes, changes: list[Change], encoding: str,
-                  lines: LineIndex | None = None) -> tuple[bytes, list[Edit] | None]:
+def apply_changes(
+    data: bytes, changes: list[Change], encoding: str, lines: LineIndex | None = None
+) -> tuple[bytes, list[Edit] | None]:
     """The new text, and the byte edits that made it (None after a whole-text change)."""
     edits: list[Edit] | None = []
     i = 0
@@ -68,8 +69,14 @@ def _same_line_run(changes: list[Change], i: int, lines: LineIndex) -> int:
     j = i
     while j < len(changes):
         ch = changes[j]
-        if ch.start is None or ch.end is None or ch.start[0] != line or ch.end[0] != line \
-                or "\n" in ch.text or "\r" in ch.text:
+        if (
+            ch.start is None
+            or ch.end is None
+            or ch.start[0] != line
+            or ch.end[0] != line
+            or "\n" in ch.text
+            or "\r" in ch.text
+        ):
             break
         j += 1
     return max(j, i + 1)
@@ -139,12 +146,12 @@ def coalesced(edits: list, base):
             bs, be = min(first[0], s - shift), max(last[1], e - shift_j)
             pieces, at = [], bs
             for it in items[i:j]:
-                pieces += [base[at:it[0]], it[2]]
+                pieces += [base[at : it[0]], it[2]]
                 at = it[1]
             pieces.append(base[at:be])
             current = base[:0].join(pieces)  # the text of [bs, be) as it is now
             cs = bs + shift
-            item = [bs, be, current[: s - cs] + n + current[e - cs:]]
+            item = [bs, be, current[: s - cs] + n + current[e - cs :]]
         items[i:j] = [] if _trim(item, base) else [item]
     out, shift = [], 0
     for bs, be, n in items:
@@ -169,5 +176,5 @@ def _trim(item: list, base) -> bool:
         t += 1
     while utf8 and t > 0 and len(old) - t > k and 0x80 <= old[len(old) - t] < 0xC0:
         t -= 1
-    item[0], item[1], item[2] = bs + k, be - t, n[k:len(n) - t]
+    item[0], item[1], item[2] = bs + k, be - t, n[k : len(n) - t]
     return item[0] == item[1] and not item[2]

@@ -48,7 +48,7 @@ class LineIndex:
                 total += data.count(b"\n", i, i + _CHUNK)
                 counts.append(total)
             self._chunk_lines = counts  # newlines before chunk k = counts[k]
-        self.line_count = (len(self._starts) if self._starts is not None else self._chunk_lines[-1] + 1)
+        self.line_count = len(self._starts) if self._starts is not None else self._chunk_lines[-1] + 1
         self._checkpoints: dict[tuple[int, str], tuple[list[int], list[int]]] = {}
         # (start, end, inserted length) of each edit since the text the chunk counts were
         # made of, each in the text its predecessors made; see after_edits
@@ -193,8 +193,11 @@ class LineIndex:
     def positions(self, offsets: list[int], encoding: str = "utf-16") -> list[tuple[int, int]]:
         """Positions of many offsets; cost grows with the span they cover, not per offset."""
         n = len(self.data)
-        offsets = [self._not_in_crlf(min(max(o, 0), n)) for o in offsets] if self._has_cr else \
-            [min(max(o, 0), n) for o in offsets]
+        offsets = (
+            [self._not_in_crlf(min(max(o, 0), n)) for o in offsets]
+            if self._has_cr
+            else [min(max(o, 0), n) for o in offsets]
+        )
         if not self._ascii:
             data = self.data
             offsets = [self._on_boundary(o) if o < n and data[o] & 0xC0 == 0x80 else o for o in offsets]
@@ -229,7 +232,9 @@ class LineIndex:
             out[i] = (line, col_base)
         return out
 
-    def span_positions(self, spans: list[tuple[int, int]], encoding: str = "utf-16") -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    def span_positions(
+        self, spans: list[tuple[int, int]], encoding: str = "utf-16"
+    ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
         """Ranges of many spans sorted by start, each inside one line (merge parts: `Ġ` or
         `▁` have tens of thousands): one pass counting line breaks between them, the end's
         column from the start's. Any other input takes the general path."""

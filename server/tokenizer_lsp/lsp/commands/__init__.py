@@ -40,8 +40,13 @@ def serving_index(doc):
     # an index whose hover lookups are still being built has its vocabulary swapped for the
     # compact one meanwhile (read then, it once counted 0 tokens): the last complete one
     # answers instead, when there is one
-    if idx is not None and idx.is_tokenizer and idx.doc is not None and not (idx.salvaged and doc.good is not None) \
-            and (idx.lookups_ready or doc.good is None):
+    if (
+        idx is not None
+        and idx.is_tokenizer
+        and idx.doc is not None
+        and not (idx.salvaged and doc.good is not None)
+        and (idx.lookups_ready or doc.good is None)
+    ):
         return idx, doc.indexed_version
     if doc.good is not None:
         return doc.good, doc.good_version

@@ -29,6 +29,7 @@ async def run(ls, arguments: list):
         raise CommandError(f"cannot convert the merges: {err}") from None
     data = workspace_edit(ls, uri, version, snap, [edit])
     params = types.ApplyWorkspaceEditParams(
-        edit=ls.protocol._converter.structure(data, types.WorkspaceEdit), label="Convert merges")
+        edit=ls.protocol._converter.structure(data, types.WorkspaceEdit), label="Convert merges"
+    )
     result = await ls.workspace_apply_edit_async(params)
     return {"applied": bool(getattr(result, "applied", False))}

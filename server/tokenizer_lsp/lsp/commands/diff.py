@@ -14,8 +14,8 @@ import zlib
 
 from ...core import hooks
 from ...core.behaviour.diff import compare, with_text
-from ...core.behaviour.diff_sides import DiffError, read_side
 from ...core.behaviour.diff_report import render
+from ...core.behaviour.diff_sides import DiffError, read_side
 from ...core.behaviour.loaded import LoadError
 from ..engine_client import EngineError, companion_bytes
 from ..handlers.lsp_types import JsonResult
@@ -26,8 +26,10 @@ from .encode import current_text
 
 async def run(ls, arguments: list):
     if len(arguments) < 2 or not all(isinstance(a, str) for a in arguments[:2]):
-        raise CommandError("tokenizer-lsp.diff takes [old, new, options?]: two URIs or paths, and "
-                           'optionally {"text": T} to encode T with both')
+        raise CommandError(
+            "tokenizer-lsp.diff takes [old, new, options?]: two URIs or paths, and "
+            'optionally {"text": T} to encode T with both'
+        )
     options = arguments[2] if len(arguments) > 2 and isinstance(arguments[2], dict) else {}
     text = options.get("text")
     if text is not None and not isinstance(text, str):
@@ -57,8 +59,7 @@ async def _source(ls, ref: str) -> tuple:
     path = uri_to_path(ref) if "://" in ref or ref.startswith("file:") else ref
     if doc is None and path:
         want = os.path.abspath(path)
-        doc = next((d for d in list(session.documents.values())
-                    if d.path and os.path.abspath(d.path) == want), None)
+        doc = next((d for d in list(session.documents.values()) if d.path and os.path.abspath(d.path) == want), None)
     if doc is not None:
         version, data = await current_text(ls, doc)
         key, path = (doc.uri, version), doc.path

@@ -18,8 +18,10 @@ from . import CommandError
 
 async def run(ls, arguments: list):
     if len(arguments) < 2 or not isinstance(arguments[0], str) or not isinstance(arguments[1], str):
-        raise CommandError("tokenizer-lsp.encode takes [uri, text]: the URI of an open tokenizer file "
-                           "and the text to encode (and optionally {\"special\": bool, \"pattern\": regex})")
+        raise CommandError(
+            "tokenizer-lsp.encode takes [uri, text]: the URI of an open tokenizer file "
+            "and the text to encode (and optionally {\"special\": bool, \"pattern\": regex})"
+        )
     uri, text = arguments[0], arguments[1]
     options = arguments[2] if len(arguments) > 2 and isinstance(arguments[2], dict) else {}
     pattern = options.get("pattern") if isinstance(options.get("pattern"), str) else None
@@ -31,8 +33,16 @@ async def run(ls, arguments: list):
     version, data = await current_text(ls, doc)
     other, companion = await companion_bytes(ls.session, data, doc.path)
     try:
-        result = await ls.engine.encode((uri, version), data, doc.path, companion, text,
-                                        special=options.get("special") is True, companion_path=other, pattern=pattern)
+        result = await ls.engine.encode(
+            (uri, version),
+            data,
+            doc.path,
+            companion,
+            text,
+            special=options.get("special") is True,
+            companion_path=other,
+            pattern=pattern,
+        )
     except LoadError as e:
         hint = " (here: {\"pattern\": REGEX} as the command's third argument)" if "--pattern" in str(e) else ""
         raise CommandError(f"{e}{hint}") from None

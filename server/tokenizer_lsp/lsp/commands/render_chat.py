@@ -18,8 +18,10 @@ from . import SETTLE_S, CommandError
 
 async def run(ls, arguments: list):
     if not arguments or not isinstance(arguments[0], str):
-        raise CommandError("tokenizer-lsp.renderChat takes [uri, messages?]: the URI of a model folder's "
-                           "tokenizer_config.json, chat_template.jinja or tokenizer file, and optionally the messages")
+        raise CommandError(
+            "tokenizer-lsp.renderChat takes [uri, messages?]: the URI of a model folder's "
+            "tokenizer_config.json, chat_template.jinja or tokenizer file, and optionally the messages"
+        )
     uri = arguments[0]
     request = as_request(arguments[1] if len(arguments) > 1 else None)
     if request is None:

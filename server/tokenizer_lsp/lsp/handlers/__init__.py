@@ -4,9 +4,27 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from . import (code_action, code_action_resolve, code_lens, definition, diagnostic, did_change, did_change_configuration, did_change_watched_files,
-               did_close, did_open, document_symbol, execute_command, hover, idle, initialize, initialized, inlay_hint, references,
-               workspace_symbol)
+from . import (
+    code_action,
+    code_action_resolve,
+    code_lens,
+    definition,
+    diagnostic,
+    did_change,
+    did_change_configuration,
+    did_change_watched_files,
+    did_close,
+    did_open,
+    document_symbol,
+    execute_command,
+    hover,
+    idle,
+    initialize,
+    initialized,
+    inlay_hint,
+    references,
+    workspace_symbol,
+)
 
 # method -> (handler, options); didOpen/didChange/didClose replace pygls' own text sync
 ROUTES = {

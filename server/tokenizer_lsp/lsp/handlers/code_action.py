@@ -61,8 +61,12 @@ def workspace_edit(ls, uri: str, version: int, snap, edits) -> dict:
     text_edits = []
     for k, (_, _, new) in enumerate(edits):
         (a, b), (c, d) = positions[2 * k], positions[2 * k + 1]
-        text_edits.append({"range": {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}},
-                           "newText": new.decode("utf-8")})
+        text_edits.append(
+            {
+                "range": {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}},
+                "newText": new.decode("utf-8"),
+            }
+        )
     if _caps(ls, "workspace.workspace_edit.document_changes"):
         return {"documentChanges": [{"textDocument": {"uri": uri, "version": version}, "edits": text_edits}]}
     return {"changes": {uri: text_edits}}
@@ -80,9 +84,13 @@ def _diagnostic_of(snap, finding) -> dict | None:
     if r is None:
         return None
     (a, b), (c, d) = r
-    return {"range": {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}},
-            "message": finding.message, "severity": _LEVEL.get(finding.severity, 1), "code": finding.code,
-            "source": SOURCE}
+    return {
+        "range": {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}},
+        "message": finding.message,
+        "severity": _LEVEL.get(finding.severity, 1),
+        "code": finding.code,
+        "source": SOURCE,
+    }
 
 
 def _findings_in_context(ls, snap, params) -> list[tuple[str, int, int, str, dict]]:
@@ -127,8 +135,11 @@ async def _action(ls, uri: str, version: int, snap, fix: Fix, diagnostic: dict |
         action["data"] = {"uri": uri, "version": version, **fix.key}
     elif _merges_bytes(snap.index) > INLINE_BYTES:
         # clients that ask for actions on every idle moment (Emacs) would get 25 MB each time
-        action["command"] = {"title": fix.title, "command": "tokenizer-lsp.convertMerges",
-                             "arguments": [uri, version, fix.key]}
+        action["command"] = {
+            "title": fix.title,
+            "command": "tokenizer-lsp.convertMerges",
+            "arguments": [uri, version, fix.key],
+        }
     else:
         edits = await asyncio.to_thread(fix.resolved_edits)
         action["edit"] = workspace_edit(ls, uri, version, snap, edits)
@@ -180,6 +191,11 @@ async def handle(ls, params: types.CodeActionParams):
     if only and _wanted(FIX_ALL, only) and any(getattr(k, "value", k).startswith("source") for k in only):
         edits = safe_fixes(idx)
         if edits:
-            actions.append({"title": "Fix all safe tokenizer-lsp findings", "kind": FIX_ALL,
-                            "edit": workspace_edit(ls, uri, version, snap, edits)})
+            actions.append(
+                {
+                    "title": "Fix all safe tokenizer-lsp findings",
+                    "kind": FIX_ALL,
+                    "edit": workspace_edit(ls, uri, version, snap, edits),
+                }
+            )
     return JsonResult(actions) if actions else None

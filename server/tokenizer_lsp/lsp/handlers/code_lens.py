@@ -33,8 +33,11 @@ def _status(findings) -> list[str]:
         if code in codes:
             message = codes[code].message.removeprefix("the chat template ")
             return [_short(f"fails: {message}")]
-    rejects = [f.message.removeprefix("the chat template rejects ").split(":", 1)[0]
-               for f in findings if f.code == "chat-template-rejects"]
+    rejects = [
+        f.message.removeprefix("the chat template rejects ").split(":", 1)[0]
+        for f in findings
+        if f.code == "chat-template-rejects"
+    ]
     return ["renders", _short("rejects " + ", ".join(rejects)) if rejects else "accepts every standard chat"]
 
 
@@ -55,7 +58,9 @@ async def handle(ls, params: types.CodeLensParams):
         findings = [f for f in idx.findings if entry[0] <= f.start and f.end <= entry[1]]
         folder = os.path.dirname(os.path.abspath(doc.path))
         # the files replace the config's templates entirely (core/chat/places.py)
-        effective = not (os.path.exists(os.path.join(folder, JINJA_FILE)) or os.path.isdir(os.path.join(folder, JINJA_DIR)))
+        effective = not (
+            os.path.exists(os.path.join(folder, JINJA_FILE)) or os.path.isdir(os.path.join(folder, JINJA_DIR))
+        )
     else:
         return None
     rng = snap.range_of(*span)
@@ -72,8 +77,9 @@ async def handle(ls, params: types.CodeLensParams):
             titles.append(_short(f"sample chat: {found['failure']}"))
     lenses = [{"range": where, "command": {"title": t, "command": ""}} for t in titles]
     # [uri, {"mode": "chat"}]: what the playground's command takes too (its chat mode)
-    lenses.append({"range": where, "command": {"title": "Preview", "command": PREVIEW,
-                                               "arguments": [uri, {"mode": "chat"}]}})
+    lenses.append(
+        {"range": where, "command": {"title": "Preview", "command": PREVIEW, "arguments": [uri, {"mode": "chat"}]}}
+    )
     return JsonResult(lenses)
 
 

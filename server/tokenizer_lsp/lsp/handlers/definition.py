@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ...core.model_folder.folder import facts_of_index
 from ...core.model_folder.config_queries import named_by
+from ...core.model_folder.folder import facts_of_index
 from ...core.navigation_queries import added_entry, producing_merge, vocab_entry
 from ..paired import config_context, paired
 from .lsp_types import location, navigable_piece

@@ -26,7 +26,8 @@ async def pull_configuration(ls) -> None:
         return
     try:
         result = await ls.workspace_configuration_async(
-            types.ConfigurationParams(items=[types.ConfigurationItem(section="tokenizerLsp")]))
+            types.ConfigurationParams(items=[types.ConfigurationItem(section="tokenizerLsp")])
+        )
     except Exception as e:  # a client may refuse; defaults then apply
         log.info("workspace/configuration failed: %s", e)
         return

@@ -29,7 +29,9 @@ def handle(ls, params: types.DidOpenTextDocumentParams) -> None:
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Info, told))
         return
     if not detect.language_may_hold_tokenizer(td.language_id) and not (
-        detect.name_kind(doc.path) or detect.is_table_name(doc.path) or detect.is_chat_template_name(doc.path)
+        detect.name_kind(doc.path)
+        or detect.is_table_name(doc.path)
+        or detect.is_chat_template_name(doc.path)
         or detect.content_kind(data, doc.path)
     ):
         return  # another language's file: never indexed, never reported on

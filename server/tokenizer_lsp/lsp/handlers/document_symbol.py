@@ -7,8 +7,14 @@ from lsprotocol import types
 from ...core.outline import outline
 from .lsp_types import lsp_range
 
-_KIND = {"module": types.SymbolKind.Module, "array": types.SymbolKind.Array, "object": types.SymbolKind.Object,
-         "key": types.SymbolKind.Key, "string": types.SymbolKind.String, "number": types.SymbolKind.Number}
+_KIND = {
+    "module": types.SymbolKind.Module,
+    "array": types.SymbolKind.Array,
+    "object": types.SymbolKind.Object,
+    "key": types.SymbolKind.Key,
+    "string": types.SymbolKind.String,
+    "number": types.SymbolKind.Number,
+}
 
 
 async def handle(ls, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
@@ -23,6 +29,11 @@ def _symbol(snap, sec) -> types.DocumentSymbol | None:
     if rng is None or sel is None:
         return None
     children = [c for c in (_symbol(snap, c) for c in sec.children) if c is not None]
-    return types.DocumentSymbol(name=sec.name, detail=sec.detail or None, kind=_KIND[sec.kind],
-                                range=lsp_range(rng), selection_range=lsp_range(sel),
-                                children=children or None)
+    return types.DocumentSymbol(
+        name=sec.name,
+        detail=sec.detail or None,
+        kind=_KIND[sec.kind],
+        range=lsp_range(rng),
+        selection_range=lsp_range(sel),
+        children=children or None,
+    )

@@ -69,8 +69,11 @@ async def _template_variable(ls, uri: str, snap, offset: int) -> types.Hover | N
     _, offsets, _ = found
     doc = ls.session.documents.get(uri)
     path = doc.path if doc is not None else None
-    special = snap.index.doc.special_tokens if snap.index.format == TEMPLATE_FORMAT else \
-        await asyncio.get_running_loop().run_in_executor(None, _config_special_tokens, ls.session, snap.index.doc)
+    special = (
+        snap.index.doc.special_tokens
+        if snap.index.format == TEMPLATE_FORMAT
+        else await asyncio.get_running_loop().run_in_executor(None, _config_special_tokens, ls.session, snap.index.doc)
+    )
     tokenizer = await paired(ls, snap, path)
     facts = facts_of_index(tokenizer[1].index) if tokenizer is not None else None
     where = facts.name if facts is not None else "the tokenizer"

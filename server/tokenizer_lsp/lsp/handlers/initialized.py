@@ -17,11 +17,20 @@ async def handle(ls, params: types.InitializedParams) -> None:
     if not ls.session.capabilities.watched_files:
         return
     # vocabularies changed on disk (a checkout, another tool): re-check merges beside them
-    watch = types.DidChangeWatchedFilesRegistrationOptions(watchers=[
-        types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in VOCAB_NAMES])
+    watch = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in VOCAB_NAMES]
+    )
     try:
-        await ls.client_register_capability_async(types.RegistrationParams(registrations=[
-            types.Registration(id="tokenizer-lsp-vocabularies", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                               register_options=watch)]))
+        await ls.client_register_capability_async(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id="tokenizer-lsp-vocabularies",
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=watch,
+                    )
+                ]
+            )
+        )
     except Exception as e:  # a client may refuse: merges then follow open buffers only
         log.info("file watching refused: %s", e)

@@ -25,8 +25,7 @@ async def handle(ls, params: types.InlayHintParams) -> list[types.InlayHint]:
     out = []
     for h, pos in zip(hints, snap.positions_of([h.offset for h in hints])):
         if pos is not None:
-            out.append(types.InlayHint(position=lsp_position(pos), label=h.label, tooltip=h.tooltip,
-                                       padding_left=True))
+            out.append(types.InlayHint(position=lsp_position(pos), label=h.label, tooltip=h.tooltip, padding_left=True))
     return out
 
 

@@ -10,8 +10,8 @@ import orjson
 from lsprotocol import types
 
 from ...core.merge_layout import RangeRun
-from ...core.model_folder.folder import facts_of_index
 from ...core.model_folder.config_queries import config_occurrences, named_by
+from ...core.model_folder.folder import facts_of_index
 from ...core.navigation_queries import reference_ranges, references
 from ..paired import config_context, config_snapshots, paired
 from .lsp_types import JsonResult, navigable_piece
@@ -46,6 +46,7 @@ async def handle(ls, params: types.ReferenceParams) -> JsonResult | None:
 # are joined once: `▁` has 40k locations, 5 MB, and every copy of that is a fresh mapping
 # whose pages fault in (runtime/malloc.py). Each list below is pieces whose concatenation
 # is JSON values separated by commas.
+
 
 def _then(out: list[str], more: list[str]) -> None:
     if out and more:
@@ -107,8 +108,7 @@ def _run_pieces(quoted: str, run: RangeRun) -> list[str]:
 def _locations(uri: str, snap, spans) -> list[str]:
     """Locations of byte spans: `Ġ` or `▁` have tens of thousands (a dict or an lsprotocol
     object each costs more than finding them)."""
-    ranges = [snap.range_of(s, e) for s, e in spans] if snap.spans else \
-        _ranges_fast(snap, spans)
+    ranges = [snap.range_of(s, e) for s, e in spans] if snap.spans else _ranges_fast(snap, spans)
     quoted = orjson.dumps(uri).decode()
     values = [_LOCATION % (quoted, a[0], a[1], b[0], b[1]) for a, b in (r for r in ranges if r is not None)]
     if not values:

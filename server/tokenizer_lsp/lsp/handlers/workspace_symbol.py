@@ -46,7 +46,11 @@ def _matches(uri: str, snap, query: str):
         d = idx.vocab.decode(token)
         shown = visible_text(d.data)
         what = "rank" if idx.format == "tiktoken" else "id"
-        info = types.SymbolInformation(name=shown or "∅", kind=types.SymbolKind.String, location=loc,
-                                       container_name=f"{name} {what} {idx.vocab.tokens.get(token)}")
+        info = types.SymbolInformation(
+            name=shown or "∅",
+            kind=types.SymbolKind.String,
+            location=loc,
+            container_name=f"{name} {what} {idx.vocab.tokens.get(token)}",
+        )
         found.append((d.text == query or token == query, len(d.data), info))
     return found

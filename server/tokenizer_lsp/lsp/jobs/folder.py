@@ -84,7 +84,8 @@ class FolderChecks:
         checked too, after its own diagnostics, and published on their own URIs."""
         try:
             found = await asyncio.get_running_loop().run_in_executor(  # never queued before an edit
-                None, closed_config_diagnostics, self.session, path)
+                None, closed_config_diagnostics, self.session, path
+            )
             for config, uri, diags in found:
                 if self.session.open_text(config) is None and (diags or self._closed_shown.get(uri)):
                     self.publisher.publish(uri, diags)

@@ -24,6 +24,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from ...core import hooks
+
 # imported with the server, not on first use: the first keystroke imported the typing fast
 # path on the indexer thread (compiling it, without a cached .pyc, holds the interpreter:
 # the first hover after it took 8 ms), and each re-parse's forked child imported the
@@ -50,9 +51,18 @@ class _Flight:
 
 
 class Indexing:
-    def __init__(self, session, publisher, executor, engine_paused: Callable[[], AbstractContextManager],
-                 unreachable, companion: Callable, on_published: Callable, on_serving: Callable,
-                 progress_server=None) -> None:
+    def __init__(
+        self,
+        session,
+        publisher,
+        executor,
+        engine_paused: Callable[[], AbstractContextManager],
+        unreachable,
+        companion: Callable,
+        on_published: Callable,
+        on_serving: Callable,
+        progress_server=None,
+    ) -> None:
         self.session = session
         self.publisher = publisher
         self.executor = executor  # one thread: builds never run two at a time
@@ -128,8 +138,13 @@ class Indexing:
         # the changes stay queued until their text is stored: doc.data with doc.queued applied
         # is the client's text at every moment (commands read it: lsp/commands/encode.py)
         version, data, queued = doc.version, doc.data, list(doc.queued)
-        if not queued and doc.pending == [] and doc.index is not None and doc.indexed_version == version \
-                and not f.rebuild:
+        if (
+            not queued
+            and doc.pending == []
+            and doc.index is not None
+            and doc.indexed_version == version
+            and not f.rebuild
+        ):
             return  # built already (the timer of an edit the last round took in)
         f.rebuild = False
         doc.built_from = version  # edits after this one are mapped apart from those before
@@ -139,28 +154,48 @@ class Indexing:
         token = f.token = hooks.CancelToken()
         # a large document's first index is shown as work-done progress, begun before its
         # first diagnostics; the client's answer to the create is never waited for here
-        progress = None if doc.index is not None or self.progress_server is None else indexing_progress(
-            self.progress_server, self.session.capabilities.work_done_progress, doc.data, doc.path, uri)
+        progress = (
+            None
+            if doc.index is not None or self.progress_server is None
+            else indexing_progress(
+                self.progress_server, self.session.capabilities.work_done_progress, doc.data, doc.path, uri
+            )
+        )
         started = time.perf_counter()
         try:
             with self.engine_paused():
                 data, edits = await loop.run_in_executor(self.executor, self._apply, data, queued, base, edits)
                 # the queued changes are applied whatever happens next: the next build starts
                 # here (a re-parse asked for meanwhile stays asked for)
-                del doc.queued[:len(queued)]
+                del doc.queued[: len(queued)]
                 doc.data, doc.pending = data, edits if doc.pending is not None else None
                 if doc.version != version or token.cancelled:
                     return  # superseded before it began
                 try:
                     idx, diags = await loop.run_in_executor(
-                        self.executor, self._index, data, doc.path, doc.was_tokenizer, base, edits,
-                        progress.step_threadsafe if progress else None, self.unreachable.carrying(doc), token)
+                        self.executor,
+                        self._index,
+                        data,
+                        doc.path,
+                        doc.was_tokenizer,
+                        base,
+                        edits,
+                        progress.step_threadsafe if progress else None,
+                        self.unreachable.carrying(doc),
+                        token,
+                    )
                 except hooks.Cancelled:
                     log.info("%s v%s: dropped (v%s came)", uri.rsplit("/", 1)[-1], version, doc.version)
                     return
             del data
-            log.info("%s v%s: %s, %d findings in %.0f ms", uri.rsplit("/", 1)[-1], version,
-                     idx.format or "not a tokenizer file", len(diags), (time.perf_counter() - started) * 1e3)
+            log.info(
+                "%s v%s: %s, %d findings in %.0f ms",
+                uri.rsplit("/", 1)[-1],
+                version,
+                idx.format or "not a tokenizer file",
+                len(diags),
+                (time.perf_counter() - started) * 1e3,
+            )
             if self.session.documents.get(uri) is not doc or doc.version != version or token.cancelled:
                 return  # superseded: its edits stay pending from `base` (coalesced)
             f.token = None  # adopted: its lookups are finished, whatever comes (the next build's base)
@@ -200,8 +235,9 @@ class Indexing:
                 return data, None if applied is None or edits is None else edits + applied
             return data, coalesced(edits + applied, base.data)
 
-    def _index(self, data: bytes, path: str | None, assume: bool, base, edits, step, carrying,
-               token: hooks.CancelToken):
+    def _index(
+        self, data: bytes, path: str | None, assume: bool, base, edits, step, carrying, token: hooks.CancelToken
+    ):
         """(index, diagnostics) of data; `step(message, percentage)` is told when the checks
         start. `carrying`: the last unreachable-token set, rendered with the findings when the
         index can place it (rendered once, not once without it and again with it)."""

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -145,8 +144,9 @@ class Unreachable:
         if r.entries:
             diags = await loop.run_in_executor(self.executor, self.render, idx, r.entries)
         else:  # the last set was emptied: the findings without it
-            diags = await loop.run_in_executor(self.executor, diagnostics_for, idx,
-                                               self.session.settings, self.session.encoding)
+            diags = await loop.run_in_executor(
+                self.executor, diagnostics_for, idx, self.session.settings, self.session.encoding
+            )
         del idx
         if doc.indexed_version != version or doc.version != version or self.session.documents.get(doc.uri) is not doc:
             return  # replaced meanwhile: the newer index is published with the set on it
@@ -222,11 +222,17 @@ class Unreachable:
                 if entries is None or self.session.documents.get(doc.uri) is not doc:
                     return
                 if doc.version != version and r.entries is not None:
-                    log.info("%s v%s: unreachable set dropped (v%s came)", doc.uri.rsplit("/", 1)[-1], version,
-                             doc.version)
+                    log.info(
+                        "%s v%s: unreachable set dropped (v%s came)", doc.uri.rsplit("/", 1)[-1], version, doc.version
+                    )
                     continue  # replaced while computed: the last set stands until the newest one's
-                log.info("%s v%s: %d unreachable tokens in %.0f ms", doc.uri.rsplit("/", 1)[-1], version,
-                         len(entries), (time.perf_counter() - started) * 1e3)
+                log.info(
+                    "%s v%s: %d unreachable tokens in %.0f ms",
+                    doc.uri.rsplit("/", 1)[-1],
+                    version,
+                    len(entries),
+                    (time.perf_counter() - started) * 1e3,
+                )
                 r.entries, r.version = entries, version
                 await self.show(doc)
         except Exception:  # a bug here must not take the server down

@@ -53,7 +53,11 @@ def diagnostics_for(idx: DocumentIndex, settings: Settings, encoding: str) -> li
         # empty when the first line is
         first = idx.data[:4].decode("utf-8", "ignore")[:1]
         stop = idx.lines.line_end(0)
-        end = idx.lines.position(min(len(first.encode("utf-8")), stop), encoding) if first not in ("", "\r", "\n") else (0, 0)
+        end = (
+            idx.lines.position(min(len(first.encode("utf-8")), stop), encoding)
+            if first not in ("", "\r", "\n")
+            else (0, 0)
+        )
         out.append(_diagnostic((0, 0), end, summary, _LEVEL[settings.level("summary")], "summary"))
     for k, (f, level) in enumerate(shown):
         out.append(_diagnostic(pos[2 * k], pos[2 * k + 1], f.message, _LEVEL[level], f.code))

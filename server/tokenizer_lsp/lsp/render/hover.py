@@ -53,8 +53,10 @@ def hover_markdown(idx: DocumentIndex, p: Piece, navigation=None) -> str:
         head += " — **UTF-8 fragment**"
     lines.append(head)
     lines.append("")
-    lines.append(f"- bytes: {code_span(hex_bytes(head_data)) if d.data else '(empty)'}{_more(left)} "
-                 f"({len(d.data)} byte{'s' if len(d.data) != 1 else ''})")
+    lines.append(
+        f"- bytes: {code_span(hex_bytes(head_data)) if d.data else '(empty)'}{_more(left)} "
+        f"({len(d.data)} byte{'s' if len(d.data) != 1 else ''})"
+    )
     if d.utf8 is Utf8Kind.VALID:
         if d.data:
             cps, cps_left = clipped(d.data, 64)
@@ -62,16 +64,20 @@ def hover_markdown(idx: DocumentIndex, p: Piece, navigation=None) -> str:
     else:
         lines.append(f"- {describe_fragment(d.data) if not left else 'not valid UTF-8'}")
     if d.continues:
-        lines.append(f"- continues the previous word: WordPiece prefix {code_span(d.continues)}, "
-                     "dropped when decoding (no space before it)")
+        lines.append(
+            f"- continues the previous word: WordPiece prefix {code_span(d.continues)}, "
+            "dropped when decoding (no space before it)"
+        )
     if d.ends_word:
         lines.append(f"- ends a word: suffix {code_span(d.ends_word)}, decoded as a space")
     if p.role == "tiktoken":
         kept = idx.vocab.tokens.get(p.token) if idx.vocab is not None else None
         if kept is not None and kept != p.token_id:
             # tiktoken's loader builds a dict from the lines: the last rank of repeated bytes wins
-            lines.append(f"- the same bytes come again at rank {kept}: tiktoken keeps that last rank, "
-                         f"so rank {p.token_id} is never used")
+            lines.append(
+                f"- the same bytes come again at rank {kept}: tiktoken keeps that last rank, "
+                f"so rank {p.token_id} is never used"
+            )
     if p.token != d.text:
         lines.append(f"- stored as: {code_span(_stored(p.token))}")
     table_lines = getattr(idx.doc, "hover_lines", None)  # a plug-in's table: its library's id

@@ -62,14 +62,20 @@ def _tiktoken_lines(idx: DocumentIndex, p: Piece) -> list[str]:
     lookup = rank_lookup(idx.vocab.tokens)
     parts = inferred_split(data, rank, lookup)
     if len(parts) != 2:
-        return ["", f"- no single merge builds it (inferred: merging with lower ranks stops at "
-                    f"{len(parts)} pieces: {' + '.join(_shown(x) for x in parts[:8])}{' …' if len(parts) > 8 else ''})"]
+        return [
+            "",
+            f"- no single merge builds it (inferred: merging with lower ranks stops at "
+            f"{len(parts)} pieces: {' + '.join(_shown(x) for x in parts[:8])}{' …' if len(parts) > 8 else ''})",
+        ]
 
     def inferred(piece: bytes):
         r = lookup(piece)
         sub = inferred_split(piece, r, lookup) if r is not None and len(piece) > 1 else []
         return r, tuple(sub) if len(sub) == 2 else ()
 
-    out = ["", f"- made by merge rank {rank} (inferred): {_shown(parts[0])} + {_shown(parts[1])}",
-           "- merge tree (inferred):"]
+    out = [
+        "",
+        f"- made by merge rank {rank} (inferred): {_shown(parts[0])} + {_shown(parts[1])}",
+        "- merge tree (inferred):",
+    ]
     return out + _tree_lines(split_tree(data, inferred, MAX_DEPTH, MAX_NODES), lambda b: b)

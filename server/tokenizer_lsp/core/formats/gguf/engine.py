@@ -93,15 +93,26 @@ def _build(table: TokenTable):
 
 # ---- byte-level and raw BPE (HF tokenizers) ----------------------------------------------
 
+
 def _added_tokens(table: TokenTable, tok) -> None:
     from tokenizers import AddedToken
 
     # CONTROL (and UNKNOWN) are matched only with parse_special: HF's special tokens, turned
     # off by encode_special_tokens; USER_DEFINED always
-    tok.add_tokens([AddedToken(r.token, special=False, normalized=False)
-                    for r in table.rows if r.type == "USER_DEFINED" and r.token])
-    tok.add_special_tokens([AddedToken(r.token, special=True, normalized=False)
-                            for r in table.rows if r.type in ("CONTROL", "UNKNOWN") and r.token])
+    tok.add_tokens(
+        [
+            AddedToken(r.token, special=False, normalized=False)
+            for r in table.rows
+            if r.type == "USER_DEFINED" and r.token
+        ]
+    )
+    tok.add_special_tokens(
+        [
+            AddedToken(r.token, special=True, normalized=False)
+            for r in table.rows
+            if r.type in ("CONTROL", "UNKNOWN") and r.token
+        ]
+    )
 
 
 def _vocab(table: TokenTable) -> dict[str, int]:
@@ -119,7 +130,7 @@ def _bpe(table: TokenTable, model: str):
     for m in merges:
         at = m.find(" ", 1)  # llama.cpp splits at the first space after the first character
         if at > 0:
-            pairs.append((m[:at], m[at + 1:]))
+            pairs.append((m[:at], m[at + 1 :]))
     if model == "gemma4":
         kind, ignore, escape = "GEMMA4", False, True
     else:
@@ -132,8 +143,7 @@ def _bpe(table: TokenTable, model: str):
         raise FormatError(f"pre-tokenizer {kind} uses a split llama.cpp implements in code; not supported")
     byte_level = spec["byte_encode"] and model == "gpt2"
     try:
-        bpe = models.BPE(_vocab(table), pairs, ignore_merges=ignore, byte_fallback=not byte_level,
-                         fuse_unk=False)
+        bpe = models.BPE(_vocab(table), pairs, ignore_merges=ignore, byte_fallback=not byte_level, fuse_unk=False)
     except Exception as e:  # tokenizers raises its own exception type for a merge naming no token
         raise FormatError(f"the merges do not build a BPE model: {e}") from None
     tok = Tokenizer(bpe)
@@ -156,10 +166,12 @@ def _hf_encoder(tok):
     def run(text: str, special: bool) -> list[int]:
         tok.encode_special_tokens = not special
         return tok.encode(text, add_special_tokens=False).ids
+
     return run
 
 
 # ---- WordPiece (llama.cpp's WPM) ---------------------------------------------------------
+
 
 def _wpm(table: TokenTable):
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
@@ -177,8 +189,9 @@ def _wpm(table: TokenTable):
     unk = table.meta.get("unknown_token_id")
     unk_tok = table.rows[unk].token if isinstance(unk, int) and 0 <= unk < len(table.rows) else "[UNK]"
     tok = Tokenizer(models.WordPiece(vocab, unk_token=unk_tok, max_input_chars_per_word=10**6))
-    tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
-                                                strip_accents=True, lowercase=True)
+    tok.normalizer = normalizers.BertNormalizer(
+        clean_text=True, handle_chinese_chars=True, strip_accents=True, lowercase=True
+    )
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     _added_tokens(table, tok)
     return _hf_encoder(tok)
@@ -220,7 +233,7 @@ def model_proto(table: TokenTable) -> bytes:
         piece += _varint(2 << 3 | 5) + struct.pack("<f", r.score or 0.0)
         kind = _SPM_TYPES.get(r.type or "NORMAL", 1)
         if kind == 2 and r.id != unk:  # sentencepiece allows one unk; phi-3 types its
-            kind = 5                   # padding UNKNOWN: never produced either way
+            kind = 5  # padding UNKNOWN: never produced either way
         piece += _flag(3, kind)
         parts.append(_field(1, piece))
     byte_fallback = any(r.type == "BYTE" for r in table.rows)
@@ -228,8 +241,12 @@ def model_proto(table: TokenTable) -> bytes:
     for field, key in ((41, "bos_token_id"), (42, "eos_token_id")):
         trainer += _flag(field, m[key]) if isinstance(m.get(key), int) and m[key] >= 0 else b""
     add_prefix = m.get("add_space_prefix")
-    normalizer = (_field(1, b"identity") + _flag(3, 1 if add_prefix in (None, True) else 0)
-                  + _flag(4, 1 if m.get("remove_extra_whitespaces") else 0) + _flag(5, 1))
+    normalizer = (
+        _field(1, b"identity")
+        + _flag(3, 1 if add_prefix in (None, True) else 0)
+        + _flag(4, 1 if m.get("remove_extra_whitespaces") else 0)
+        + _flag(5, 1)
+    )
     return b"".join(parts) + _field(2, trainer) + _field(3, normalizer)
 
 
@@ -251,10 +268,11 @@ def _spm(table: TokenTable):
         out, pos = [], 0
         for m in splitter.finditer(text):  # llama.cpp: a space prefix after every special token too
             if m.start() > pos:
-                out += sp.encode(text[pos:m.start()])
+                out += sp.encode(text[pos : m.start()])
             out.append(ids[m.group()])
             pos = m.end()
         if pos < len(text):
             out += sp.encode(text[pos:])
         return out
+
     return run

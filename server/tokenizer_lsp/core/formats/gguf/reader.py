@@ -32,8 +32,19 @@ from ..table import FormatError
 MAGIC = b"GGUF"
 
 # value type -> (struct code, size) for the fixed-size scalars
-_SCALARS = {0: ("B", 1), 1: ("b", 1), 2: ("H", 2), 3: ("h", 2), 4: ("I", 4), 5: ("i", 4),
-            6: ("f", 4), 7: ("?", 1), 10: ("Q", 8), 11: ("q", 8), 12: ("d", 8)}
+_SCALARS = {
+    0: ("B", 1),
+    1: ("b", 1),
+    2: ("H", 2),
+    3: ("h", 2),
+    4: ("I", 4),
+    5: ("i", 4),
+    6: ("f", 4),
+    7: ("?", 1),
+    10: ("Q", 8),
+    11: ("q", 8),
+    12: ("d", 8),
+}
 _STRING, _ARRAY = 8, 9
 # array element type -> array module typecode (numbers only: a plain list would cost 28+
 # bytes per score, array 4)
@@ -51,8 +62,10 @@ class _Cursor:
         # the one check that keeps a lying header from allocating: every claimed size is
         # compared with what the file still holds
         if n < 0 or n > self.end - self.pos:
-            raise FormatError(f"{what} claims {n} bytes at offset {self.pos}, but the file has "
-                              f"{self.end - self.pos} left (truncated or corrupt)")
+            raise FormatError(
+                f"{what} claims {n} bytes at offset {self.pos}, but the file has "
+                f"{self.end - self.pos} left (truncated or corrupt)"
+            )
 
     def scalar(self, code: str, size: int, what: str):
         self.need(size, what)
@@ -69,7 +82,7 @@ class _Cursor:
     def string(self, what: str) -> str:
         n = self.u64(what)
         self.need(n, what)
-        raw = bytes(self.buf[self.pos:self.pos + n])
+        raw = bytes(self.buf[self.pos : self.pos + n])
         self.pos += n
         return raw.decode("utf-8", "surrogateescape")
 
@@ -97,7 +110,7 @@ def _strings(cur: _Cursor, count: int, key: str, keep: bool) -> list[str] | None
             cur.pos = pos
             cur.need(n, f"{key}[{i}]")
         if keep:
-            raw[i] = buf[pos:pos + n]
+            raw[i] = buf[pos : pos + n]
         pos += n
     cur.pos = pos
     if not keep:
@@ -128,9 +141,9 @@ def _value(cur: _Cursor, vtype: int, key: str, keep: bool, depth: int = 0):
             if not keep:
                 return None
             if etype == 7:
-                return [b != 0 for b in cur.buf[start:cur.pos]]
+                return [b != 0 for b in cur.buf[start : cur.pos]]
             arr = array(_ARRAY_CODES[etype])
-            arr.frombytes(cur.buf[start:cur.pos])
+            arr.frombytes(cur.buf[start : cur.pos])
             return arr
         if etype == _STRING:
             # each string takes at least its 8-byte length: a count the file cannot hold

@@ -55,10 +55,10 @@ def build_table(version: int, n_tensors: int, meta: dict) -> TokenTable:
     names = (None,) + PIECE_TYPES
     tnames = [None] * n
     if types is not None:
-        tnames[:min(n, len(types))] = [names[t] if 0 <= t <= 6 else None for t in types[:n]]
+        tnames[: min(n, len(types))] = [names[t] if 0 <= t <= 6 else None for t in types[:n]]
     col_scores = [None] * n
     if scores is not None:
-        col_scores[:min(n, len(scores))] = list(scores[:n])
+        col_scores[: min(n, len(scores))] = list(scores[:n])
     datas = _bulk_bytes(model, tokens) or [None] * n
     for i, tname in enumerate(tnames):
         if tname not in (None, "NORMAL") or datas[i] is None:
@@ -127,6 +127,5 @@ def _numbers(meta: dict, name: str, n: int, findings: list) -> object:
         findings.append(TableFinding("schema", f"{K}{name} is not an array of numbers", key=K + name))
         return None
     if len(arr) != n:
-        findings.append(TableFinding("schema", f"{K}{name} has {len(arr)} entries for {n} tokens",
-                                     key=K + name))
+        findings.append(TableFinding("schema", f"{K}{name} has {len(arr)} entries for {n} tokens", key=K + name))
     return arr

@@ -69,8 +69,9 @@ class SentencePiecePlugin:
     def encode(self, table: TokenTable, text: str, special: bool, folder: str | None) -> list[int]:
         return [i for i, _, _ in self.encode_spans(table, text, special, folder)]
 
-    def encode_spans(self, table: TokenTable, text: str, special: bool,
-                     folder: str | None) -> list[tuple[int, int, int]]:
+    def encode_spans(
+        self, table: TokenTable, text: str, special: bool, folder: str | None
+    ) -> list[tuple[int, int, int]]:
         from .engine import encode_spans
 
         return encode_spans(table.source, text, special)

@@ -16,15 +16,28 @@ MODEL_TYPES = {1: "UNIGRAM", 2: "BPE", 3: "WORD", 4: "CHAR"}
 
 # TrainerSpec fields this tool shows or checks: number -> (name, kind, default)
 _TRAINER = {
-    3: ("model_type", "enum", 1), 4: ("vocab_size", "int", 8000),
-    24: ("treat_whitespace_as_suffix", "bool", False), 25: ("split_digits", "bool", False),
-    26: ("allow_whitespace_only_pieces", "bool", False), 35: ("byte_fallback", "bool", False),
-    40: ("unk_id", "int", 0), 41: ("bos_id", "int", 1), 42: ("eos_id", "int", 2), 43: ("pad_id", "int", -1),
-    44: ("unk_surface", "str", " \u2047 "), 45: ("unk_piece", "str", "<unk>"), 46: ("bos_piece", "str", "<s>"),
-    47: ("eos_piece", "str", "</s>"), 48: ("pad_piece", "str", "<pad>"),
+    3: ("model_type", "enum", 1),
+    4: ("vocab_size", "int", 8000),
+    24: ("treat_whitespace_as_suffix", "bool", False),
+    25: ("split_digits", "bool", False),
+    26: ("allow_whitespace_only_pieces", "bool", False),
+    35: ("byte_fallback", "bool", False),
+    40: ("unk_id", "int", 0),
+    41: ("bos_id", "int", 1),
+    42: ("eos_id", "int", 2),
+    43: ("pad_id", "int", -1),
+    44: ("unk_surface", "str", " \u2047 "),
+    45: ("unk_piece", "str", "<unk>"),
+    46: ("bos_piece", "str", "<s>"),
+    47: ("eos_piece", "str", "</s>"),
+    48: ("pad_piece", "str", "<pad>"),
 }
-_NORMALIZER = {1: ("name", "str", None), 3: ("add_dummy_prefix", "bool", True),
-               4: ("remove_extra_whitespaces", "bool", True), 5: ("escape_whitespaces", "bool", True)}
+_NORMALIZER = {
+    1: ("name", "str", None),
+    3: ("add_dummy_prefix", "bool", True),
+    4: ("remove_extra_whitespaces", "bool", True),
+    5: ("escape_whitespaces", "bool", True),
+}
 
 # a piece entry is at least 2 bytes (tag + length 0); a million-piece claim in a 1 KB file
 # fails on its length before any row is made, so rows never outnumber the bytes
@@ -54,8 +67,12 @@ def read_model(buf: bytes) -> TokenTable:
         raise FormatError("no pieces: not a SentencePiece model")
     meta.update(_spec(buf, trainer, _TRAINER, "trainer_spec"))
     meta["model_type"] = MODEL_TYPES.get(meta["model_type"], str(meta["model_type"]))
-    meta.update({f"normalizer_{k}" if k == "name" else k: v
-                 for k, v in _spec(buf, normalizer, _NORMALIZER, "normalizer_spec").items()})
+    meta.update(
+        {
+            f"normalizer_{k}" if k == "name" else k: v
+            for k, v in _spec(buf, normalizer, _NORMALIZER, "normalizer_spec").items()
+        }
+    )
     if denormalizer is not None:
         meta["denormalizer_name"] = _spec(buf, denormalizer, _NORMALIZER, "denormalizer_spec")["name"]
     meta["pieces"] = len(rows)
@@ -90,10 +107,14 @@ def _leading_pieces(buf: bytes) -> tuple[list[TableRow], int]:
             break  # fields() says what is wrong
         k = buf[start + 1] if n > 1 and buf[start] == 0x0A else 0x80
         tail = stop - (start + 2 + k)
-        if k < 0x80 and (tail == 5 or tail == 7) and buf[start + 2 + k] == 0x15 and (
-                tail == 5 or (buf[stop - 2] == 0x18 and buf[stop - 1] < 0x80)):
+        if (
+            k < 0x80
+            and (tail == 5 or tail == 7)
+            and buf[start + 2 + k] == 0x15
+            and (tail == 5 or (buf[stop - 2] == 0x18 and buf[stop - 1] < 0x80))
+        ):
             try:
-                piece = buf[start + 2:start + 2 + k].decode("utf-8")
+                piece = buf[start + 2 : start + 2 + k].decode("utf-8")
             except UnicodeDecodeError:
                 raise FormatError(f"piece {index} at byte {start} is not UTF-8") from None
             kind = buf[stop - 1] if tail == 7 else 1
@@ -197,12 +218,12 @@ def looks_like_model(head: bytes) -> bool:
             has_piece = False
             for number, wire, value, _ in fields(head, start, stop) if whole else ():
                 if number == 1 and wire == LEN:
-                    head[value[0]:value[1]].decode("utf-8")
+                    head[value[0] : value[1]].decode("utf-8")
                     has_piece = True
                 elif (number, wire) not in ((2, FIXED32), (3, VARINT)):
                     return False
             if not whole:
-                return seen > 0 or (head[start:start + 1] == b"\x0a" and n < (1 << 20))
+                return seen > 0 or (head[start : start + 1] == b"\x0a" and n < (1 << 20))
             if not has_piece:
                 return False
             seen += 1

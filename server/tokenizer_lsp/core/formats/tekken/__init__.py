@@ -4,7 +4,8 @@ mistral-common's Tekkenizer reads it (read.py), encoded with tiktoken as Tekkeni
 
 from __future__ import annotations
 
-from ..table import FormatError, TokenTable
+from ..table import FormatError as FormatError  # re-exported: the format's error
+from ..table import TokenTable
 from . import read as _read
 
 
@@ -70,11 +71,13 @@ def hover_note(table: TokenTable, row) -> list[str]:
     """How mistral-common gives this row its id (a hover's lines)."""
     n = table.meta["default_num_special_tokens"]
     if row.special:
-        where = ("listed in the file's `special_tokens`" if table.file_specials is not None
-                 and row.id < len(table.file_specials) else
-                 "one of mistral-common's default special tokens (a v3 file lists none)"
-                 if table.file_specials is None and row.id < len(_read.DEFAULT_SPECIALS) else
-                 "a filler mistral-common adds up to default_num_special_tokens")
+        where = (
+            "listed in the file's `special_tokens`"
+            if table.file_specials is not None and row.id < len(table.file_specials)
+            else "one of mistral-common's default special tokens (a v3 file lists none)"
+            if table.file_specials is None and row.id < len(_read.DEFAULT_SPECIALS)
+            else "a filler mistral-common adds up to default_num_special_tokens"
+        )
         return [f"- special token {row.id} of {n}: {where}"]
     rank = row.id - n
     lines = [f"- mistral-common id {row.id} = rank {rank} + {n} special tokens"]

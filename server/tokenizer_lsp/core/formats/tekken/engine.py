@@ -54,22 +54,24 @@ def _build(table: TokenTable):
     from ...checks.tekken_checks import tekken_rank, vocab_size
 
     # the loader's asserts, said as `check` says them (the first one)
-    for found in (*(f for f in table.read_findings if f.severity == "error"),
-                  *vocab_size(table), *tekken_rank(table)):
+    for found in (*(f for f in table.read_findings if f.severity == "error"), *vocab_size(table), *tekken_rank(table)):
         raise FormatError(f"mistral-common refuses this file: {found.message}; `check` lists every finding")
     m = table.meta
     n = m["default_num_special_tokens"]
     specials = [r.token for r in table.rows[:n]]  # listed, default and fillers: Tekkenizer asserts they are unique
     if len(set(specials)) != n:
         twice = next(t for t in specials if specials.count(t) > 1)
-        raise FormatError(f"mistral-common refuses this file: the special token {twice!r} is there twice; "
-                          "`check` lists every finding")
+        raise FormatError(
+            f"mistral-common refuses this file: the special token {twice!r} is there twice; `check` lists every finding"
+        )
     inner = m["default_vocab_size"] - n
     ranks = {table.rows[n + i].data: i for i in range(inner)}
     if len(ranks) != inner:  # `assert len(ranks) == len(vocab)`: the same bytes at two ranks
         rank = next(i for i in range(inner) if ranks[table.rows[n + i].data] != i)
-        raise FormatError(f"mistral-common refuses this file: the bytes of rank {rank} are also rank "
-                          f"{ranks[table.rows[n + rank].data]}'s; `check` lists every finding")
+        raise FormatError(
+            f"mistral-common refuses this file: the bytes of rank {rank} are also rank "
+            f"{ranks[table.rows[n + rank].data]}'s; `check` lists every finding"
+        )
     path = getattr(table, "path", None) or "tekken.json"
     name = path.replace("\\", "/").rsplit("/", 1)[-1].replace(".json", "")  # as from_file names it
     try:

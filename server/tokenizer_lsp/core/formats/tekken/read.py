@@ -28,9 +28,25 @@ from ..table import FormatError, TableFinding, TableRow, TokenTable
 # Tekkenizer.DEPRECATED_SPECIAL_TOKENS (mistral-common 1.13.1): the specials of a file
 # without `special_tokens`, all control tokens, rank = place
 DEFAULT_SPECIALS = (
-    "<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
-    "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]",
-    "[IMG_END]", "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]",
+    "<unk>",
+    "<s>",
+    "</s>",
+    "[INST]",
+    "[/INST]",
+    "[AVAILABLE_TOOLS]",
+    "[/AVAILABLE_TOOLS]",
+    "[TOOL_RESULTS]",
+    "[/TOOL_RESULTS]",
+    "[TOOL_CALLS]",
+    "[IMG]",
+    "<pad>",
+    "[IMG_BREAK]",
+    "[IMG_END]",
+    "[PREFIX]",
+    "[MIDDLE]",
+    "[SUFFIX]",
+    "[SYSTEM_PROMPT]",
+    "[/SYSTEM_PROMPT]",
     "[TOOL_CONTENT]",
 )
 FILLER = "<SPECIAL_{id}>"  # Tekkenizer.SPECIAL_TOKEN_TEMPLATE
@@ -65,8 +81,9 @@ def sniff(head: bytes, path: str | None = None) -> bool:
     from ...detect import TEKKEN_KEYS  # the rule the VS Code client applies too (detect_rules.json)
 
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    return start.startswith(b"{") and all(k in head for k in TEKKEN_KEYS) \
-        and (b'"config"' in head or b'"vocab"' in head)
+    return (
+        start.startswith(b"{") and all(k in head for k in TEKKEN_KEYS) and (b'"config"' in head or b'"vocab"' in head)
+    )
 
 
 def _int(value) -> int | None:
@@ -91,8 +108,10 @@ def read_bytes(data: bytes, path: str | None = None) -> TekkenTable:
     pattern = config.get("pattern")
     size, n_special = _int(config.get("default_vocab_size")), _int(config.get("default_num_special_tokens"))
     if not isinstance(pattern, str) or size is None or n_special is None or size < 0 or n_special < 0:
-        raise FormatError("`config` needs `pattern` (a string), `default_vocab_size` and "
-                          "`default_num_special_tokens` (non-negative integers)")
+        raise FormatError(
+            "`config` needs `pattern` (a string), `default_vocab_size` and "
+            "`default_num_special_tokens` (non-negative integers)"
+        )
     version = config.get("version")
     listed = obj.get("special_tokens")
     findings: list[TableFinding] = []
@@ -107,8 +126,14 @@ def read_bytes(data: bytes, path: str | None = None) -> TekkenTable:
     if listed is None:
         vn = _version_number(version)
         if vn is not None and vn > _V7:
-            findings.append(TableFinding("special-id", f"version {version} without `special_tokens`: "
-                                         "mistral-common refuses the file (Special tokens not found)", key="special_tokens"))
+            findings.append(
+                TableFinding(
+                    "special-id",
+                    f"version {version} without `special_tokens`: "
+                    "mistral-common refuses the file (Special tokens not found)",
+                    key="special_tokens",
+                )
+            )
         specials = [(i, s, True) for i, s in enumerate(DEFAULT_SPECIALS)]
         file_specials = None
     elif isinstance(listed, list):
@@ -126,9 +151,9 @@ def read_bytes(data: bytes, path: str | None = None) -> TekkenTable:
     # specials by place, as Tekkenizer's `_all_special_tokens[token_id]`; fillers up to the count
     for i in range(n_special):
         if i < len(specials):
-            _, text, control = specials[i]
+            _, text, _ = specials[i]
         else:
-            text, control = FILLER.format(id=i), True
+            text = FILLER.format(id=i)
         rows.append(TableRow(i, text, text.encode("utf-8", "surrogatepass"), special=True))
         # a special without a place in the text (a default one, a filler): (0, 0), an empty span
         # at the start, never None (the shared checks unpack every row's span)
@@ -148,17 +173,26 @@ def read_bytes(data: bytes, path: str | None = None) -> TekkenTable:
         rows.append(TableRow(n_special + i, token, raw))
         row_spans.append(spans[i] if spans is not None else (0, 0))
     meta = {
-        "version": version, "pattern": pattern, "default_vocab_size": size,
-        "default_num_special_tokens": n_special, "num_vocab_tokens": config.get("num_vocab_tokens"),
-        "vocab_entries": len(entries), "special_tokens_listed": None if file_specials is None else len(file_specials),
+        "version": version,
+        "pattern": pattern,
+        "default_vocab_size": size,
+        "default_num_special_tokens": n_special,
+        "num_vocab_tokens": config.get("num_vocab_tokens"),
+        "vocab_entries": len(entries),
+        "special_tokens_listed": None if file_specials is None else len(file_specials),
     }
     for role, text in NAMED_SPECIALS.items():
         meta[f"{role}_id"] = next((i for i, r in enumerate(rows[:n_special]) if r.token == text), None)
     return TekkenTable(
-        format="tekken", rows=tuple(rows), meta=meta,
+        format="tekken",
+        rows=tuple(rows),
+        meta=meta,
         spans=tuple(row_spans) if spans is not None else None,
-        read_findings=tuple(findings), entries=tuple(entries), file_specials=file_specials,
-        special_spans=tuple(special_spans), path=path,
+        read_findings=tuple(findings),
+        entries=tuple(entries),
+        file_specials=file_specials,
+        special_spans=tuple(special_spans),
+        path=path,
     )
 
 
@@ -176,7 +210,8 @@ def _spans(data: bytes, entries: list, n_special: int):
     so one scan for it finds the entries; each literal found is compared with the parsed one."""
     vocab_spans = [m.span(1) for m in _TOKEN_BYTES.finditer(data)]
     if len(vocab_spans) != len(entries) or any(
-            data[s + 1:e - 1] != b.encode() for (s, e), (_, b, _) in zip(vocab_spans, entries)):
+        data[s + 1 : e - 1] != b.encode() for (s, e), (_, b, _) in zip(vocab_spans, entries)
+    ):
         vocab_spans = None
     special_spans: list = [None] * n_special
     listed = _SPECIALS_KEY.search(data) if n_special else None

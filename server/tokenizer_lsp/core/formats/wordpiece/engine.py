@@ -14,9 +14,13 @@ def tokenizer(table: TokenTable):
         vocab[row.token] = row.id
     m = table.meta
     try:
-        return BertWordPieceTokenizer(vocab, unk_token=m["unk_token"], lowercase=m["do_lower_case"],
-                                      strip_accents=m["strip_accents"],
-                                      handle_chinese_chars=m["tokenize_chinese_chars"])
+        return BertWordPieceTokenizer(
+            vocab,
+            unk_token=m["unk_token"],
+            lowercase=m["do_lower_case"],
+            strip_accents=m["strip_accents"],
+            handle_chinese_chars=m["tokenize_chinese_chars"],
+        )
     except Exception as e:  # tokenizers raises TypeError (no [CLS] or [SEP]) or its own errors
         raise FormatError(f"BertWordPieceTokenizer refuses this vocabulary: {e}") from None
 

@@ -17,7 +17,9 @@ _JSON_ARRAY = re.compile(rb"\[\s*(?:[\"\[{\]0-9-]|true|false|null|$)")
 _SPACE = re.compile(r"\s")
 # what Rust's str::trim_end strips (Unicode White_Space), which WordPiece::read_file applies
 # to each line; Python's bare rstrip() also strips U+001C..U+001F, which stay in a token there
-_WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+_WHITE_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 def looks_like_vocab_txt(head: bytes, named: bool) -> bool:
@@ -39,7 +41,7 @@ def looks_like_vocab_txt(head: bytes, named: bool) -> bool:
     except UnicodeDecodeError as e:
         if e.start < len(body) - 3:
             return False
-        text = body[:e.start].decode("utf-8")
+        text = body[: e.start].decode("utf-8")
     lines = text.split("\n")
     if len(lines) > 1 and (lines[-1] == "" or len(head) >= SNIFF_BYTES):
         lines.pop()  # after the last newline, or cut by the window
@@ -57,8 +59,13 @@ def looks_like_vocab_txt(head: bytes, named: bool) -> bool:
 def folder_settings(path: str | None) -> dict:
     """do_lower_case, strip_accents, tokenize_chinese_chars and unk_token of the
     tokenizer_config.json beside the file (tokenizers' BertWordPieceTokenizer defaults)."""
-    out = {"do_lower_case": True, "strip_accents": None, "tokenize_chinese_chars": True,
-           "unk_token": "[UNK]", "config": None}
+    out = {
+        "do_lower_case": True,
+        "strip_accents": None,
+        "tokenize_chinese_chars": True,
+        "unk_token": "[UNK]",
+        "config": None,
+    }
     if not path:
         return out
     config = os.path.join(os.path.dirname(os.path.abspath(path)), "tokenizer_config.json")
@@ -105,10 +112,14 @@ def read_vocab_txt(data: bytes, settings: dict) -> TokenTable:
         pos = stop + 1
     if not rows:
         raise FormatError("empty: no tokens")
-    meta = {"model_type": "WordPiece", "continuing_subword_prefix": PREFIX, "lines": len(rows),
-            "do_lower_case": settings["do_lower_case"], "unk_token": settings["unk_token"],
-            "strip_accents": settings["strip_accents"], "tokenize_chinese_chars": settings["tokenize_chinese_chars"],
-            "tokenizer_config": settings["config"]}
+    meta = {
+        "model_type": "WordPiece",
+        "continuing_subword_prefix": PREFIX,
+        "lines": len(rows),
+        "do_lower_case": settings["do_lower_case"],
+        "unk_token": settings["unk_token"],
+        "strip_accents": settings["strip_accents"],
+        "tokenize_chinese_chars": settings["tokenize_chinese_chars"],
+        "tokenizer_config": settings["config"],
+    }
     return TokenTable("wordpiece", tuple(rows), meta, tuple(spans))
-
-
