@@ -89,12 +89,17 @@ def test_real_template_ids_are_apply_chat_template(path, qwen3_tokenizer):
     special = open_source(folder).special_tokens
     template = path.read_text(encoding="utf-8")
     compared = 0
-    for chat in (sample(), standard_chats()["tools"][1], {**standard_chats()["plain"][1], "add_generation_prompt": True}):
+    for chat in (
+        sample(),
+        standard_chats()["tools"][1],
+        {**standard_chats()["plain"][1], "add_generation_prompt": True},
+    ):
         chat = {**chat, "bos_token": "<|endoftext|>"}  # qwen3 has none; some templates need one (a variable)
         kw = {k: v for k, v in chat.items() if k != "messages"}
         try:
-            want = tok.apply_chat_template(chat["messages"], chat_template=template, tokenize=True,
-                                           return_dict=False, **kw)
+            want = tok.apply_chat_template(
+                chat["messages"], chat_template=template, tokenize=True, return_dict=False, **kw
+            )
         except Exception:  # noqa: BLE001 - the template refuses this chat (held above)
             continue
         text = apply(template, chat, special).text

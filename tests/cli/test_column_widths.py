@@ -48,8 +48,9 @@ def skip_columns(line: str, at: int, width: int) -> int:
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    p = subprocess.run([sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True,
-                       timeout=600, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "tokenizer_lsp", *map(str, args)], capture_output=True, timeout=600, check=False
+    )
     assert p.returncode == 0, p.stderr.decode("utf-8", "replace")
     return p
 
@@ -63,7 +64,7 @@ def take_cell(line: str, at: int, want: str, width: int, where) -> int:
     or cut: a prefix of it, `…`, spaces to the width. Returns the index after the cell."""
     if columns(want) <= width:
         cell = want + " " * (width - columns(want))
-        assert line[at:at + len(cell)] == cell, where
+        assert line[at : at + len(cell)] == cell, where
         return at + len(cell)
     k = skip_columns(line, at, width)
     shown = line[at:k].rstrip(" ")
@@ -93,10 +94,10 @@ def check_decode_rows(text_out: str, rows: list[dict], typed: bool) -> int:
         data = bytes.fromhex(row["bytes"])
         full = data.hex(" ").upper()
         hexed = full if len(full) <= 24 else data[:7].hex(" ").upper() + " " + ELLIPSIS
-        assert line[hex_at:hex_at + 25] == f"{hexed:<24} ", where
+        assert line[hex_at : hex_at + 25] == f"{hexed:<24} ", where
         tail = row["kind"] if row["utf8"] == "valid" else f"{row['kind']}, {row['utf8']} UTF-8"
-        rest = line[hex_at + 25:]
-        assert columns(line[:hex_at + 25]) == 72, where
+        rest = line[hex_at + 25 :]
+        assert columns(line[: hex_at + 25]) == 72, where
         assert rest.startswith(tail), where
         cut = columns(stored) > 20
         if cut:
@@ -139,13 +140,13 @@ def check_encode_table(text_out: str, tokens: list[dict], n_text: int) -> int:
         assert line[k] == " ", where
         stored = stored_form(t["token"])
         k = take_cell(line, k + 1, stored, 22, where)
-        assert line[k] == " " and columns(line[:k + 1]) == 8 + 2 + 18 + 1 + 22 + 1, where
+        assert line[k] == " " and columns(line[: k + 1]) == 8 + 2 + 18 + 1 + 22 + 1, where
         full = data.hex(" ").upper()
         hexed = full if len(data) <= 8 else data[:7].hex(" ").upper() + " " + ELLIPSIS
-        assert line[k + 1:k + 26] == f"{hexed:<24} ", where
-        assert columns(line[:k + 26]) == 77, where
+        assert line[k + 1 : k + 26] == f"{hexed:<24} ", where
+        assert columns(line[: k + 26]) == 77, where
         span = f"{t['start']}-{t['end']}"
-        assert line[k + 26:] == (f"{span}  {stored}" if columns(stored) > 22 else span), where
+        assert line[k + 26 :] == (f"{span}  {stored}" if columns(stored) > 22 else span), where
         if columns(line) != len(line) or columns(stored) > 22 or columns(line[10:k]) != len(line[10:k]):
             hard += 1
     assert lines[len(tokens) + 1] == f"{len(tokens)} tokens for {n_text} characters"

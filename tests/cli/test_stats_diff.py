@@ -406,7 +406,7 @@ def test_diff_of_tiktoken_ranks(tmp_path):
 def test_decoded_rows_show_text_as_visible_text_does(rel):
     """The decoded view's rows (shared with `decode`) take a shortcut for printable text: the
     same as visible_text's escaping, row by row."""
-    from tokenizer_lsp.core.decoded_listing import text_row
+    from tokenizer_lsp.core.decoded_listing import decoded_rows, text_row
     from tokenizer_lsp.core.decoding.columns import cell
     from tokenizer_lsp.core.decoding.display import visible_text
     from tokenizer_lsp.core.files import index_file

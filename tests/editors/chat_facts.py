@@ -40,8 +40,11 @@ def _literal(text: str, literal: str, nth: int = 1, after: int = 0) -> dict:
     for _ in range(nth):
         at = text.index(literal, at + 1)
     start = _position(text, at)
-    return {"line": start["line"], "character": start["character"],
-            "end_character": start["character"] + len(literal.encode("utf-16-le")) // 2}
+    return {
+        "line": start["line"],
+        "character": start["character"],
+        "end_character": start["character"] + len(literal.encode("utf-16-le")) // 2,
+    }
 
 
 def _write(path: str, text: str) -> None:
@@ -75,9 +78,9 @@ def build(qwen3: str, dest: str) -> list[dict]:
         sys.exit(f"chat_facts: {qwen3} is not the qwen3 folder this test expects")
 
     second = template.index(RIGHT, template.index(RIGHT) + 1)
-    misspelt = template[:second] + TYPO + template[second + len(RIGHT):]
+    misspelt = template[:second] + TYPO + template[second + len(RIGHT) :]
     i = template.index(ENDFOR)
-    unclosed = template[:i] + "{%- endfor" + template[i + len(ENDFOR):]
+    unclosed = template[:i] + "{%- endfor" + template[i + len(ENDFOR) :]
     try:  # where transformers' jinja2 set-up says the template breaks
         _compile_jinja_template(unclosed)
         sys.exit("chat_facts: transformers compiles the template with an unclosed endfor")
@@ -85,8 +88,12 @@ def build(qwen3: str, dest: str) -> list[dict]:
         syntax_line, syntax_message = e.lineno - 1, e.message
     unclosed_lines = unclosed.split("\n")
     line_text = unclosed_lines[syntax_line]
-    syntax = {"line": syntax_line, "character": len(line_text) - len(line_text.lstrip()),
-              "end_character": len(line_text.encode("utf-16-le")) // 2, "jinja2": syntax_message}
+    syntax = {
+        "line": syntax_line,
+        "character": len(line_text) - len(line_text.lstrip()),
+        "end_character": len(line_text.encode("utf-16-le")) // 2,
+        "jinja2": syntax_message,
+    }
 
     chat = _folder(os.path.join(dest, "chat"), qwen3, config)
     os.makedirs(os.path.join(chat, "additional_chat_templates"), exist_ok=True)
@@ -103,26 +110,49 @@ def build(qwen3: str, dest: str) -> list[dict]:
 
     web = os.path.join(dest, "web")
     os.makedirs(web, exist_ok=True)
-    _write(os.path.join(web, "page.jinja"), "<title>{{ title }}</title>\n{% for x in items %}<|im_strat|>{% endfor %}\n")
+    _write(
+        os.path.join(web, "page.jinja"), "<title>{{ title }}</title>\n{% for x in items %}<|im_strat|>{% endfor %}\n"
+    )
 
-    hovers = [{"literal": RIGHT, "contains": [f"id {im_start}"]},
-              {"literal": "eos_token", "contains": [eos, f"id {eos_id}"]}]
+    hovers = [
+        {"literal": RIGHT, "contains": [f"id {im_start}"]},
+        {"literal": "eos_token", "contains": [eos, f"id {eos_id}"]},
+    ]
 
     def hover_at(text: str, after: int = 0) -> list[dict]:
         return [dict(h, **_literal(text, h["literal"], after=after)) for h in hovers if h["literal"] in text[after:]]
 
     return [
-        {"kind": "chat", "filetype": "jinja", "path": jinja_path,
-         "diagnostics": [dict(code="chat-template-token", exact=True, **_literal(misspelt, TYPO))],
-         "hovers": hover_at(misspelt)},
-        {"kind": "chat", "filetype": "jinja", "path": tool_path,
-         "diagnostics": [dict(code="chat-template-syntax", exact=False, **syntax)],
-         "hovers": hover_at(unclosed)[:1]},
-        {"kind": "chat", "filetype": "json", "path": config_path,
-         "diagnostics": [dict(code="chat-template-token", exact=True, **_literal(config_text, TYPO, after=in_string))],
-         "hovers": hover_at(config_text, in_string)[:1]},
-        {"kind": "chat-other", "filetype": "jinja", "path": os.path.join(web, "page.jinja"),
-         "diagnostics": [], "hovers": []},
+        {
+            "kind": "chat",
+            "filetype": "jinja",
+            "path": jinja_path,
+            "diagnostics": [dict(code="chat-template-token", exact=True, **_literal(misspelt, TYPO))],
+            "hovers": hover_at(misspelt),
+        },
+        {
+            "kind": "chat",
+            "filetype": "jinja",
+            "path": tool_path,
+            "diagnostics": [dict(code="chat-template-syntax", exact=False, **syntax)],
+            "hovers": hover_at(unclosed)[:1],
+        },
+        {
+            "kind": "chat",
+            "filetype": "json",
+            "path": config_path,
+            "diagnostics": [
+                dict(code="chat-template-token", exact=True, **_literal(config_text, TYPO, after=in_string))
+            ],
+            "hovers": hover_at(config_text, in_string)[:1],
+        },
+        {
+            "kind": "chat-other",
+            "filetype": "jinja",
+            "path": os.path.join(web, "page.jinja"),
+            "diagnostics": [],
+            "hovers": [],
+        },
     ]
 
 

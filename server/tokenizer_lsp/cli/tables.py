@@ -82,8 +82,11 @@ def decode(args) -> int | None:
             if args.format == "jsonl":
                 batch.append(_json(row))
             else:
-                typed = f"  {row['type']}" + (f" {row['score']:g}" if row.get("score") is not None else "") \
-                    if row.get("type") else ""
+                typed = (
+                    f"  {row['type']}" + (f" {row['score']:g}" if row.get("score") is not None else "")
+                    if row.get("type")
+                    else ""
+                )
                 line = text_row(row, typed)
                 batch.append(line.encode("utf-8", "backslashreplace"))  # a lone surrogate: escaped
             if len(batch) >= 4096:

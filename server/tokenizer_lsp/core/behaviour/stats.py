@@ -154,14 +154,18 @@ def render(stats: dict, path: str | None = None) -> str:
     if stats["vocab_size_with_added"] != stats["vocab_size"]:
         size += f" ({n(stats['vocab_size_with_added'])} with added tokens)"
     elif stats.get("vocab_entries_used") is not None:  # tekken: the specials, then the entries it uses
-        size += (f" ({n(stats['special_tokens'])} special + {n(stats['vocab_entries_used'])} of the "
-                 f"file's {n(stats['vocab_entries_in_file'])} vocab entries)")
+        size += (
+            f" ({n(stats['special_tokens'])} special + {n(stats['vocab_entries_used'])} of the "
+            f"file's {n(stats['vocab_entries_in_file'])} vocab entries)"
+        )
     rows.append(("vocab size", size))
     if stats["merges"] is not None:
         rows.append(("merges", n(stats["merges"])))
     if stats["added_tokens"]:
-        added = (f"{n(stats['added_tokens'])} ({n(stats['special_tokens'])} special, "
-                 f"{n(stats['added_tokens_outside_vocab'])} outside the vocab)")
+        added = (
+            f"{n(stats['added_tokens'])} ({n(stats['special_tokens'])} special, "
+            f"{n(stats['added_tokens_outside_vocab'])} outside the vocab)"
+        )
         rows.append(("added tokens", added))
     elif stats["special_tokens"]:  # a file without added tokens (.model, tekken, GGUF): its own specials
         rows.append(("special tokens", n(stats["special_tokens"]) + _specials_detail(stats)))

@@ -32,7 +32,7 @@ def post_processor_of(data: bytes) -> dict | None:
         return None
     colon = data.find(b":", at)
     try:
-        head = data[colon + 1: colon + 1 + (1 << 20)].decode("utf-8", "replace").lstrip()
+        head = data[colon + 1 : colon + 1 + (1 << 20)].decode("utf-8", "replace").lstrip()
         value, _ = json.JSONDecoder().raw_decode(head)
     except ValueError:
         return None
@@ -209,4 +209,3 @@ def missing_findings(doc, folder: str, ctx: ChatContext) -> list[Finding]:
             "fails and servers fall back to a generic format",
         )
     ]
-

@@ -39,8 +39,14 @@ def findings_of_path(path: str) -> list[dict]:
 
         got = read_table(path)
         table = got[1] if got is not None else None
-        return [{"code": f.code, "severity": DEFAULT_SEVERITY[f.code], "message": f.message, "line": None}
-                for f in own_findings(table)] if table is not None else []
+        return (
+            [
+                {"code": f.code, "severity": DEFAULT_SEVERITY[f.code], "message": f.message, "line": None}
+                for f in own_findings(table)
+            ]
+            if table is not None
+            else []
+        )
     place = chosen(source)
     configs = {}
     for name in ("special_tokens_map.json", "generation_config.json", "config.json"):
@@ -50,5 +56,12 @@ def findings_of_path(path: str) -> list[dict]:
     tokenizer = tokenizer_beside(os.path.join(source.folder, "tokenizer_config.json"))
     facts = facts_from_disk(tokenizer) if tokenizer is not None else None
     ctx = folder_context(source.folder, source.config, configs, facts)
-    return [{"code": f.code, "severity": DEFAULT_SEVERITY[f.code], "message": f.message,
-             "line": place.text.count("\n", 0, f.start) + 1} for f in template_findings(place.text, ctx)]
+    return [
+        {
+            "code": f.code,
+            "severity": DEFAULT_SEVERITY[f.code],
+            "message": f.message,
+            "line": place.text.count("\n", 0, f.start) + 1,
+        }
+        for f in template_findings(place.text, ctx)
+    ]

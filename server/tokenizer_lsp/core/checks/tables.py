@@ -40,8 +40,9 @@ def table_unreachable(table: TokenTable, plugin=None) -> list[TableFinding] | No
     return find(table) if find is not None else None
 
 
-def unreachable_stats(table: TokenTable, plugin, findings: list, count: bool = True,
-                      skipped: str | None = "--no-unreachable") -> dict:
+def unreachable_stats(
+    table: TokenTable, plugin, findings: list, count: bool = True, skipped: str | None = "--no-unreachable"
+) -> dict:
     """stats' `unreachable` keys, counted as `check` counts them: the checks module's
     `unreachable` (loads the engine; when `count`, else not computed because `skipped`),
     or the findings it reports under its UNREACHABLE_CODE (a rule read off the file:
@@ -50,11 +51,12 @@ def unreachable_stats(table: TokenTable, plugin, findings: list, count: bool = T
     module = _checks_module(plugin)
     code = getattr(module, "UNREACHABLE_CODE", None)
     if code is not None:  # no engine to load: counted whatever `count` says
-        return {"unreachable": sum(1 for f in findings if f.code == code),
-                "unreachable_what": module.UNREACHABLE_WHAT}
+        return {"unreachable": sum(1 for f in findings if f.code == code), "unreachable_what": module.UNREACHABLE_WHAT}
     if getattr(module, "unreachable", None) is None:
-        why = getattr(module, "UNREACHABLE_NOT_TESTED", None) or \
-            f"`check` has no unreachable-token test for {plugin.name} files"
+        why = (
+            getattr(module, "UNREACHABLE_NOT_TESTED", None)
+            or f"`check` has no unreachable-token test for {plugin.name} files"
+        )
         return {"unreachable": None, "unreachable_not_computed": why}
     if not count:
         return {"unreachable": None, "unreachable_not_computed": skipped}

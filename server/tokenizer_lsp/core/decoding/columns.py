@@ -38,7 +38,7 @@ def cell(text: str, columns: int) -> tuple[str, bool]:
     if text.isascii():  # most rows: a column per character
         if len(text) <= columns:
             return text + " " * (columns - len(text)), False
-        return text[:columns - 1] + ELLIPSIS, True
+        return text[: columns - 1] + ELLIPSIS, True
     w = sum(map(char_width, text))
     if w <= columns:
         return text + " " * (columns - w), False

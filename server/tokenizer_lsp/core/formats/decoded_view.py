@@ -44,11 +44,20 @@ def rows_and_spans(plugin, table: TokenTable, path: str) -> tuple[str, int, list
     at = len(head.encode("utf-8"))
     for row in table.rows:
         utf8 = classify(row.data)
-        token = row.token if _dumps_ok(row.token) else row.token.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-        line, k = text_row_and_stored({"id": row.id, "token": token, "bytes": row.data.hex(),
-                                       "text": row.data.decode("utf-8") if utf8.value == "valid" else None,
-                                       "utf8": utf8.value, "kind": _kind(plugin, table, row)},
-                                      f", {row.type}" if row.type is not None else "")
+        token = (
+            row.token if _dumps_ok(row.token) else row.token.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        )
+        line, k = text_row_and_stored(
+            {
+                "id": row.id,
+                "token": token,
+                "bytes": row.data.hex(),
+                "text": row.data.decode("utf-8") if utf8.value == "valid" else None,
+                "utf8": utf8.value,
+                "kind": _kind(plugin, table, row),
+            },
+            f", {row.type}" if row.type is not None else "",
+        )
         # the span is the whole stored form (at the row's end when its column shows it cut)
         start = at + len(line[:k].encode("utf-8", "surrogatepass"))
         spans.append((start, start + len(orjson.dumps(token))))

@@ -38,7 +38,6 @@ class _Tekken:
 
         return encode(table, text, special)
 
-
     @staticmethod
     def stats_extra(table: TokenTable) -> dict:
         return stats_extra(table)
@@ -54,8 +53,11 @@ def stats_extra(table: TokenTable) -> dict:
     fillers, all control tokens but a listed one with `is_control: false`), then the first
     `default_vocab_size - n` vocab entries (its tiktoken model's `n_vocab`)."""
     n = table.meta["default_num_special_tokens"]
-    listed = table.file_specials if table.file_specials is not None else \
-        tuple((i, s, True) for i, s in enumerate(_read.DEFAULT_SPECIALS))
+    listed = (
+        table.file_specials
+        if table.file_specials is not None
+        else tuple((i, s, True) for i, s in enumerate(_read.DEFAULT_SPECIALS))
+    )
     named = min(len(listed), n)
     return {
         "special_ids": [0, n - 1] if n else None,
