@@ -117,21 +117,7 @@ def _char_offsets(data: bytes, base: int = 0) -> tuple[str, list[int]]:
 
 def config_template_findings(doc, ctx: ChatContext) -> list[Finding]:
     """Each template of tokenizer_config.json's chat_template, checked where it is written."""
-    root = doc.tree
-    if root is None or root.kind != "object" or "chat_template" not in root.keys:
-        return []
-    _, node = root.keys["chat_template"]
-    strings = (
-        [node]
-        if node.kind == "string"
-        else [
-            found[1]
-            for child in node.items
-            if (found := child.member("template")) is not None and found[1].kind == "string"
-        ]
-        if node.kind == "array"
-        else []
-    )
+    strings = doc.template_nodes()
     out = []
     for string in strings:
         text, offsets = string_offsets(doc.data, string.start, string.end)

@@ -40,21 +40,7 @@ def template_at(doc, offset: int) -> tuple[str, list[int], int] | None:
     `offset` lies in a chat template: a .jinja document, or a chat_template string of
     tokenizer_config.json (positions mapped through its escapes)."""
     if isinstance(doc, ConfigDocument):
-        root = doc.tree
-        if root is None or root.kind != "object" or "chat_template" not in root.keys:
-            return None
-        _, node = root.keys["chat_template"]
-        strings = (
-            [node]
-            if node.kind == "string"
-            else [
-                found[1]
-                for child in node.items
-                if (found := child.member("template")) is not None and found[1].kind == "string"
-            ]
-            if node.kind == "array"
-            else []
-        )
+        strings = doc.template_nodes()
         for s in strings:
             if s.start < offset < s.end - 1:
                 text, offsets = string_offsets(doc.data, s.start, s.end)

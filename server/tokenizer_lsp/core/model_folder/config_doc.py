@@ -156,20 +156,28 @@ class ConfigDocument:
                 if _as_id(element) is not None:
                     yield ConfigItem("id", key, child.start, child.end, (child.start, child.end), named, element)
 
+    def template_nodes(self) -> list[Node]:
+        """The JSON string literals holding chat templates: `chat_template` as a string, or
+        each `template` of its list of {"name", "template"} objects (checks, hover and code
+        actions all read templates through this)."""
+        root = self.tree
+        if root is None or root.kind != "object" or "chat_template" not in root.keys:
+            return []
+        _, node = root.keys["chat_template"]
+        if node.kind == "string":
+            return [node]
+        if node.kind != "array":
+            return []
+        return [
+            found[1]
+            for child in node.items
+            if (found := child.member("template")) is not None and found[1].kind == "string"
+        ]
+
     def _templates(self, node: Node, value):
         """Special-looking literals of chat_template (a string, or a list of
         {"name", "template"} objects), each at its place inside the string literal."""
-        if isinstance(value, str) and node.kind == "string":
-            strings = [node]
-        elif isinstance(value, list) and node.kind == "array":
-            strings = [
-                found[1]
-                for child in node.items
-                if (found := child.member("template")) is not None and found[1].kind == "string"
-            ]
-        else:
-            return
-        for string in strings:
+        for string in self.template_nodes():
             text, offsets = string_offsets(self.data, string.start, string.end)
             for m in _SPECIAL.finditer(text):
                 start, end = offsets[m.start()], offsets[m.end()]
