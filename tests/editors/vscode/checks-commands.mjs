@@ -481,6 +481,8 @@ export async function commandChecks() {
       if (errors.length) fail(`"${label}" (${command}) raised ${JSON.stringify(errors)}`);
       done.push(label);
       if (command === 'tokenizerLsp.restartServer') await until(async () => (await statusItemText()) !== '', WAIT_SERVER_MS, 300);
+      // a command may leave a webview or a second group focused (the playground): start over
+      await runCommand('View: Close All Editor Groups');
       await openFile(qwen3.rel);
     }
     return `ran ${done.length} commands without an error notification: ${done.join('; ')}`;
