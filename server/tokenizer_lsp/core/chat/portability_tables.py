@@ -239,7 +239,7 @@ LLAMA_RULES: dict[tuple, Rule] = {
     ),
     ("method-args", "split-none"): Rule(
         DIFFERS,
-        "splits `.split()` without a separator on single spaces only (FIXME in the source)",
+        "splits `.split()` without a separator on single spaces only (its source marks this unfinished)",
         "",
         _VX + " value_string_t split",
     ),
