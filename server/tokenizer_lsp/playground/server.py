@@ -200,9 +200,9 @@ class Handler(BaseHTTPRequestHandler):
         if body is not None:
             self._api(lambda: routes[path](body))
             if len(body) >= 64 * 1024:  # a large text's temporaries: back to the system
-                from ..core import hooks
+                from ..core import seams
 
-                hooks.release_memory()
+                seams.release_memory()
 
     def _api(self, call) -> None:
         try:

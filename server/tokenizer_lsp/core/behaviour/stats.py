@@ -15,8 +15,8 @@ import weakref
 from collections import Counter
 from itertools import pairwise
 
-from ..decoded_listing import entries
 from ..decoding.display import visible_text
+from ..decoding.listing import entries
 from ..decoding.tokens import decode_token
 from ..decoding.utf8 import Utf8Kind
 

@@ -83,16 +83,16 @@ def _key(source: str, ctx: ChatContext, portability: bool) -> tuple:
 
 
 def template_findings(source: str, ctx: ChatContext, portability: bool = True) -> list[TemplateFinding]:
-    """The findings of one template, computed through core.hooks.isolated (a forked child in
+    """The findings of one template, computed through core.seams.isolated (a forked child in
     the server: the template is untrusted code) and kept for the same template and tokenizer
     facts (the folder's configs are re-checked after every tokenizer edit; the template's
     findings do not change with them)."""
-    from .. import hooks
+    from .. import seams
 
     key = _key(source, ctx, portability)
     found = _CACHE.get(key)
     if found is None:
-        found = hooks.isolated(_compute, source, ctx, portability)
+        found = seams.isolated(_compute, source, ctx, portability)
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = found

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from ..formats.gguf.pre_table import NAMES
+from ..formats.gguf.pre_names import NAMES
 from ..formats.gguf.rows import K
 from ..formats.table import TableFinding, TokenTable
 from . import _q

@@ -80,7 +80,7 @@ def unreachable(table: TokenTable) -> list[TableFinding]:
     are dropped), as INTERFACE's prefix-space rule says."""
     if table.source is None:
         return []
-    from ..behaviour.reachability_findings import message
+    from ..behaviour.reachability.findings import message
     from ..formats.sentencepiece.engine import processor
 
     sp = processor(table.source)

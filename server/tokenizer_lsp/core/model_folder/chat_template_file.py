@@ -12,7 +12,7 @@ import os
 from bisect import bisect_right
 
 from ..detect import chat_template_folder
-from ..document_index import DocumentIndex
+from ..index.document import DocumentIndex
 from .checks import _template as template_token_findings
 from .config_doc import ConfigItem, special_literals
 from .folder import Folder
