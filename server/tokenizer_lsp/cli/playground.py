@@ -1,6 +1,6 @@
 """`playground [PATH...] [--port N] [--no-browser]`: a page on 127.0.0.1 that shows the
 tokens of a text for each PATH side by side, and each folder's chat template rendered
-(INTERFACE Part 4). The server and its safety rules: playground/server.py."""
+(docs/playground.md). The server and its safety rules: playground/server.py."""
 
 from __future__ import annotations
 

@@ -23,7 +23,9 @@ _HEADER = struct.Struct(">Q")
 _COUNT = struct.Struct(">I")
 OUT_OF_BAND = 1 << 16  # bytes longer than this travel beside the pickle
 IDLE_ENV = "TOKENIZER_LSP_ENGINE_IDLE_S"
-DEFAULT_IDLE_S = 5.0  # issue 24: an engine's memory given back within 10 s of its last use
+DEFAULT_IDLE_S = (
+    5.0  # an engine's memory is given back within 10 s of its last use (docs/architecture.md, "Threads and processes")
+)
 
 
 class Closed(Exception):

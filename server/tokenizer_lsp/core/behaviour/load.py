@@ -3,7 +3,7 @@
 - tokenizer.json: `tokenizers.Tokenizer.from_str`.
 - vocab.json + merges: `BPE.from_file(vocab, merges)` (tokenizers' own reader of both files,
   so a header, a blank line or a stray BOM mean what they mean there) with a
-  ByteLevel(add_prefix_space=False) pre-tokenizer and a ByteLevel decoder (INTERFACE.md),
+  ByteLevel(add_prefix_space=False) pre-tokenizer and a ByteLevel decoder (docs/features.md),
   plus the entries of an added_tokens.json beside the vocab.json (core/behaviour/folder_added.py).
 - .tiktoken: the ranks read as tiktoken's `load_tiktoken_bpe` reads them, and the split
   pattern of the known encoding the file is (by content or by name), else `pattern`.

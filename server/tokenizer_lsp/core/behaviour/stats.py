@@ -24,7 +24,7 @@ LONGEST = 10  # longest tokens listed
 _cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # index -> what never changes for it
 
 
-# models unreachable-token does not cover (INTERFACE: BPE only): check reports none for them
+# models unreachable-token does not cover (BPE only: docs/features.md): check reports none for them
 _NOT_TESTED_MODELS = ("WordPiece", "WordLevel", "Unigram")
 
 

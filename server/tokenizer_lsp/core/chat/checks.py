@@ -1,4 +1,4 @@
-"""The chat-template checks of one template (INTERFACE Part 4 "Chat-template checks"):
+"""The chat-template checks of one template (docs/guides/check-a-chat-template.md):
 chat-template-syntax, -render, -rejects, -double-bos, -stop-token, -generation-prompt,
 -clock and -portability. Each finding is in characters of the template's text; the caller
 maps them into its file (a .jinja file, or the JSON string of tokenizer_config.json).

@@ -1,4 +1,4 @@
-"""Documentation of the chat-template codes (INTERFACE Part 4 "Chat-template checks");
+"""Documentation of the chat-template codes (docs/guides/check-a-chat-template.md);
 core/codes/__init__.py holds the others and merges these. Each example is a small model folder
 (tokenizer.json, tokenizer_config.json and what the code needs) that `check` runs on."""
 

@@ -1,5 +1,5 @@
 """Documentation of the codes of the SentencePiece, tekken, WordPiece and GGUF formats
-(INTERFACE Part 3 "New checks"); core/codes/__init__.py holds the rest and the CodeDoc type.
+(docs/formats/); core/codes/__init__.py holds the rest and the CodeDoc type.
 
 Text formats (tekken, vocab.txt) carry an example file that `check` runs on when the format
 plug-in is present; binary formats (.model, .gguf) show the output as `check` prints it

@@ -16,7 +16,7 @@ A plug-in is a module `core/formats/<name>/__init__.py` exposing `PLUGIN`, an ob
     def read_bytes(data: bytes, path: str | None) -> TokenTable
         # the same from bytes in memory (an editor's unsaved text; tests)
     def encode(table: TokenTable, text: str, special: bool, folder: str | None) -> list[int]
-        # exactly as the format's own library encodes (INTERFACE Part 3 "encode")
+        # exactly as the format's own library encodes (docs/cli.md, encode)
 
 Optional (additive; a plug-in without them still works everywhere):
 

@@ -40,7 +40,7 @@ def build_index_in_child(
         idx = build_index(data, path, companion, assume_tokenizer)
         # finished here, before anyone sees it: the lookups swap a JSON vocabulary's dict
         # for its compact table and drop the parsed merges, which must not happen to an
-        # index already published (a built one is never rewritten; INTERFACE, issue 25).
+        # index already published (a built one is never rewritten: docs/architecture.md).
         # Built beside, the table comes compact and the merges stay in the child.
         idx.prepare_lookups()
         return idx

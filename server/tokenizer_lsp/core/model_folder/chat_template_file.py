@@ -2,7 +2,7 @@
 NAME.jinja) as a document the server serves: the template checks of core/chat on its bytes,
 its special-token literals (hover, definition) as the config file's chat_template has them.
 
-Served only with a tokenizer in its model folder (INTERFACE Part 4: "a .jinja file is a
+Served only with a tokenizer in its model folder (docs/guides/check-a-chat-template.md: "a .jinja file is a
 template when it stands beside a tokenizer"); elsewhere it is not a file this tool reports on.
 """
 

@@ -1,5 +1,5 @@
 """Indexing a document: its queued changes applied, an index built, its findings published,
-then the lookups hovers need. Latest wins (rust-analyzer's revisions, DESIGN.md):
+then the lookups hovers need. Latest wins (rust-analyzer's revisions; docs/architecture.md):
 
 - one build at a time per document, and at most one more wanted: a debounce timer that
   fires while a build runs marks it to go round once more, it never queues a task (each

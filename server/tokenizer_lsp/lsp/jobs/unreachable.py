@@ -153,7 +153,7 @@ class Unreachable:
         r.shown = version if r.entries else None
         # a client that pulls and cannot be asked to pull again (Neovim 0.11) gets the set
         # with its next pull (after an edit); pushing it beside would break "pushed or
-        # pulled, never both" (INTERFACE.md)
+        # pulled, never both" (docs/architecture.md, "Architecture invariants")
         self.publisher.findings(doc, diags, version, caused_here=False)
 
     # ---- computed ------------------------------------------------------------------------

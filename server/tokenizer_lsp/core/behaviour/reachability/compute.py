@@ -1,4 +1,4 @@
-"""Tokens a tokenizer can never produce (INTERFACE.md, `unreachable-token`).
+"""Tokens a tokenizer can never produce (`unreachable-token`, docs/features.md).
 
 A model-vocab token is unreachable when its own decoded text, encoded with
 add_special_tokens off, does not give back exactly that one token. Left out: added tokens,
