@@ -75,3 +75,40 @@ def test_code_cites_only_documents_in_the_repository():
             if not found and not cited.endswith("/"):
                 bad.append(f"{rel}: {cited}")
     assert bad == []
+
+
+def _built_indexes():
+    """Indexes of several formats, as build_index and an edit make them."""
+    import orjson
+    from tokenizer_lsp.core.index.build import build_index
+
+    tokenizer = {
+        "version": "1.0",
+        "added_tokens": [],
+        "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]},
+    }
+    data = orjson.dumps(tokenizer, option=orjson.OPT_INDENT_2)
+    json_idx = build_index(data, "tokenizer.json")
+    yield json_idx
+    yield build_index(b"#version: 0.2\na b\n", "merges.txt")
+    yield build_index(b"YQ== 0\nYg== 1\n", "x.tiktoken")
+    yield build_index(b"[PAD]\n[UNK]\nhello\n", "vocab.txt")
+    json_idx.prepare_lookups()
+    at = data.index(b'"ab"') + 1
+    edited = json_idx.edited([(at, at + 2, b"ba")], data[:at] + b"ba" + data[at + 2 :])
+    assert edited is not None  # the typing fast path made it
+    yield edited
+
+
+def test_a_built_index_cannot_be_rewritten():
+    kinds = []
+    for idx in _built_indexes():
+        kinds.append(idx.format)
+        for name, value in (("findings", []), ("doc", None), ("format", "x"), ("parse_id", 0)):
+            try:
+                setattr(idx, name, value)
+            except AttributeError as e:
+                assert "never rewritten" in str(e)
+            else:
+                raise AssertionError(f"{idx.format} index let {name} be set")
+    assert {"tokenizer.json", "merges.txt", "tiktoken"} <= set(kinds)

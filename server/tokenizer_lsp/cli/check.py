@@ -87,12 +87,14 @@ def run(args) -> int:
                 continue
             if getattr(getattr(idx, "doc", None), "without_vocabulary", False):  # nothing to say it by a finding
                 _err(f"{path}: note: {NO_VOCABULARY}")
+            found = idx.findings  # an index is never rewritten: the unreachable ones join here
             if overrides.get("unreachable-token") != "off":  # loads the engine: only when wanted
-                idx.findings = with_unreachable(idx.findings, file_unreachable_findings(idx, path))
+                found = with_unreachable(found, file_unreachable_findings(idx, path))
             # the model folder's config files beside it, each under its own path
-            for shown, each in [(path, idx), *config_files_checked(idx, path, checked)]:
+            beside = [(p, each, each.findings) for p, each in config_files_checked(idx, path, checked)]
+            for shown, each, each_found in [(path, idx, found), *beside]:
                 files += 1
-                for f in each.findings:
+                for f in each_found:
                     level = overrides.get(f.code, f.severity)
                     if level != "off":
                         results.append((shown, each, f, level))

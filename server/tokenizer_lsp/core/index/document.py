@@ -57,6 +57,7 @@ class DocumentIndex:
         findings: list[Finding] | None = None,
         syntax_error: Finding | None = None,
         not_tokenizer_reason: str = "",
+        parse_id: int | None = None,
     ) -> None:
         self.data = data
         self.path = path
@@ -67,7 +68,21 @@ class DocumentIndex:
         self.not_tokenizer_reason = not_tokenizer_reason
         # the parse it comes from: indexes derived by edited() share it, and with it their
         # vocabulary ordinals and merge ranks (so their navigation lookups)
-        self.parse_id = new_parse_id()
+        self.parse_id = new_parse_id() if parse_id is None else parse_id
+        self._built = True  # from here on an attribute cannot be set (__setattr__)
+
+    def __setattr__(self, name: str, value) -> None:
+        # A built index is never rewritten: handlers on other threads read it with no lock,
+        # and a newer version of the text is a newer index (docs/architecture.md).
+        if getattr(self, "_built", False):
+            raise AttributeError(f"a built DocumentIndex is never rewritten (set {name!r})")
+        object.__setattr__(self, name, value)
+
+    def adopted(self, parse_id: int) -> None:
+        """The last step of a build made in a forked child (index/staged.py), before anything
+        serves the index: a parse id of this process (a child's counter does not advance the
+        parent's)."""
+        object.__setattr__(self, "parse_id", parse_id)
 
     @property
     def is_tokenizer(self) -> bool:
@@ -148,8 +163,7 @@ class DocumentIndex:
             if step is None:
                 return None
             doc, findings = step
-        out = DocumentIndex(new_data, self.path, self.format, doc, findings)
-        out.parse_id = self.parse_id
+        out = DocumentIndex(new_data, self.path, self.format, doc, findings, parse_id=self.parse_id)
         # its line index: this one's counts, mapped through the edits (never this version's
         # text, which a chain of indexes would keep alive); else counted when first needed
         lines = self.__dict__.get("lines")

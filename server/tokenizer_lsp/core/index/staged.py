@@ -93,7 +93,7 @@ def adopt_index(first: tuple[DocumentIndex, bool], later: Callable[[], Mapping[s
     (a child's counter does not advance the parent's), and the token table from `later`
     the first time something reads it."""
     idx, taken_out = first
-    idx.parse_id = new_parse_id()
+    idx.adopted(new_parse_id())
     if taken_out:
         idx.vocab.tokens = PendingTokens(later)
     return idx
