@@ -14,7 +14,7 @@ import json
 
 from ..model import DEFAULT_SEVERITY
 from .chat_templates import CHAT
-from .doc import CodeDoc
+from .doc import CodeDoc, small_tokenizer_json
 from .table_formats import PART3
 
 __all__ = ["CodeDoc"]
@@ -22,31 +22,7 @@ __all__ = ["CodeDoc"]
 
 def _tok(vocab: dict, merges: list, added: list | None = None, byte_level: bool = True, **model) -> str:
     """A small tokenizer.json as `tokenizers` writes it."""
-    bl = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
-    doc = {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": added or [],
-        "normalizer": None,
-        "pre_tokenizer": bl if byte_level else {"type": "WhitespaceSplit"},
-        "post_processor": None,
-        "decoder": bl if byte_level else None,
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": False,
-            "vocab": vocab,
-            "merges": merges,
-            **model,
-        },
-    }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return small_tokenizer_json(vocab, merges, added or [], byte_level, model=model)
 
 
 def _added(content: str, id_: int, special: bool = True) -> dict:

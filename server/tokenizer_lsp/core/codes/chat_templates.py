@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from .doc import CodeDoc
+from .doc import CodeDoc, small_tokenizer_json
 
 _ADDED = ["<s>", "</s>", "<|user|>", "<|assistant|>", "<|end|>"]
 
@@ -27,7 +27,6 @@ def _tokenizer(bos_first: bool = False) -> str:
         }
         for k, t in enumerate(_ADDED)
     ]
-    bl = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
     post = (
         {
             "type": "TemplateProcessing",
@@ -38,29 +37,7 @@ def _tokenizer(bos_first: bool = False) -> str:
         if bos_first
         else None
     )
-    doc = {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": added,
-        "normalizer": None,
-        "pre_tokenizer": bl,
-        "post_processor": post,
-        "decoder": bl,
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": False,
-            "vocab": vocab,
-            "merges": [],
-        },
-    }
-    return json.dumps(doc, indent=1) + "\n"
+    return small_tokenizer_json(vocab, [], added, post_processor=post, indent=1)
 
 
 _TURNS = (
