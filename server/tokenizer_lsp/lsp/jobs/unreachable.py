@@ -1,7 +1,7 @@
 """unreachable-token in the server: computed by the engine helper process, shown on top of
 the other findings. For BPE files whose merges are ordered (qwen3, GPT-2 style) or ignored
 (llama3) the helper reads the set off the merges' structure without loading the model
-(core/behaviour/reachability_fast.py). The helper starts as the first publication goes out:
+(core/behaviour/reachability/fast.py). The helper starts as the first publication goes out:
 started with the session, its imports beside the first parse made qwen3's first
 diagnostics 0.1 s later.
 
@@ -28,14 +28,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...core.behaviour.loaded import LoadError
-from ...core.behaviour.reachability_findings import (
+from ...core.behaviour.reachability.findings import (
     CODE,
     UnreachableEntry,
     compact_entries,
     unreachable_findings,
     with_unreachable,
 )
-from ...core.index import DocumentIndex
+from ...core.index.document import DocumentIndex
 from ..engine_client import EngineError, companion_bytes
 from ..render.diagnostics import diagnostics_for
 from ..session import DocumentState
@@ -153,7 +153,7 @@ class Unreachable:
         r.shown = version if r.entries else None
         # a client that pulls and cannot be asked to pull again (Neovim 0.11) gets the set
         # with its next pull (after an edit); pushing it beside would break "pushed or
-        # pulled, never both" (INTERFACE.md)
+        # pulled, never both" (docs/architecture.md, "Architecture invariants")
         self.publisher.findings(doc, diags, version, caused_here=False)
 
     # ---- computed ------------------------------------------------------------------------
@@ -207,7 +207,7 @@ class Unreachable:
                 if r.entries is None:
                     # the first set after the navigation lookups: their forked child would
                     # end the set's own child 0.2 s into its work (one child at a time:
-                    # engine/beside.py); never waiting past NAVIGATION_WAIT_S
+                    # engine/reachability_child.py); never waiting past NAVIGATION_WAIT_S
                     try:
                         await asyncio.wait_for(doc.navigation_ready.wait(), NAVIGATION_WAIT_S)
                     except asyncio.TimeoutError:
