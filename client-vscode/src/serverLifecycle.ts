@@ -1,8 +1,8 @@
-// When the server runs. Until a tokenizer file is opened (or a binary tokenizer file's view, or
-// a restart, asks for it) nothing is started, checked or said. Then: the command is resolved
-// (python.ts), a client is made (languageClient.ts) and started; a changed server command or,
-// with none configured, a changed Python interpreter restarts it; deactivation stops it. Start,
-// stop and restart run one at a time, in the order they were asked for.
+// Starts, restarts and stops the server, one step at a time. Until a tokenizer file is opened
+// (or a binary tokenizer file's view, or a restart, asks for it) nothing is started, checked or
+// said. Then the command is resolved (python.ts), a client is made (languageClient.ts) and
+// started; a changed server command or, with none configured, a changed Python interpreter
+// restarts it; deactivation stops it. Steps run in the order they were asked for.
 import * as vscode from 'vscode';
 import { LanguageClient, State } from 'vscode-languageclient/node';
 import { isTokenizerDocument } from './detect';
