@@ -8,7 +8,6 @@
 #   TOKENIZER_LSP_PYTHON   Python that can import tokenizer_lsp (default: $PWD/.venv/bin/python)
 #   TOKENIZER_CORPUS       real tokenizer files (default: ../shared/corpus; optional)
 #   TOKENIZER_LSP_E2E_CACHE  where code-server is installed (default: $HOME/.cache/tokenizer-lsp-e2e)
-#   E2E_PIP_CACHE          pip's cache for the missing-module check's install (default: that cache/pip)
 #   E2E_TRACE              tokenizerLsp.trace.server for the run: off|messages|verbose (default messages)
 #   E2E_SKIP_SETUP=1       skip apt/code-server/npm installs (they are skipped anyway when done)
 #
@@ -29,8 +28,6 @@ export TOKENIZER_LSP_PYTHON="${TOKENIZER_LSP_PYTHON:-$ROOT/.venv/bin/python}"
 CACHE="${TOKENIZER_LSP_E2E_CACHE:-${HOME:-/root}/.cache/tokenizer-lsp-e2e}"
 CS_DIR="$CACHE/code-server-$CODE_SERVER_VERSION"
 export CODE_SERVER_BIN="$CS_DIR/node_modules/.bin/code-server"
-# pip's downloads for the install command the missing-module check runs, kept between runs
-export E2E_PIP_CACHE="${E2E_PIP_CACHE:-$CACHE/pip}"
 export TMPDIR="${TMPDIR:-/tmp}"
 
 # npm settings that code-server's native modules need when installing as root.

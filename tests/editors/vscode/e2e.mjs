@@ -5,8 +5,6 @@
 //      TOKENIZER_CORPUS (default ../shared/corpus), E2E_TRACE (default messages),
 //      CHROMIUM (default /usr/bin/chromium), E2E_KEEP_TMP=1 keeps the temp folder.
 //
-//      E2E_PIP_CACHE: pip's cache for the install command of the missing-module check (default:
-//      none, pip's own under the run's throw-away home).
 //      E2E_INSTALL=link: in the missing-module check, stand in for the install command from the
 //      error message with a symlink to TOKENIZER_LSP_PYTHON's venv (default: run the command,
 //      which pip-installs this repository into a new venv under the run's home; needs PyPI).
@@ -136,15 +134,7 @@ async function main() {
       const t0 = Date.now();
       try {
         const out = execFileSync('bash', ['-c', command], {
-          // pip's wheel cache outside the run's home (E2E_PIP_CACHE, set by vscode-e2e.sh): the
-          // command is the message's, only its downloads (setuptools, pygls, tokenizers...) are
-          // not fetched again on every run
-          env: {
-            ...process.env,
-            HOME,
-            PIP_DISABLE_PIP_VERSION_CHECK: '1',
-            ...(process.env.E2E_PIP_CACHE ? { PIP_CACHE_DIR: process.env.E2E_PIP_CACHE } : {}),
-          },
+          env: { ...process.env, HOME, PIP_DISABLE_PIP_VERSION_CHECK: '1' },
           cwd: HOME,
           encoding: 'utf8',
           stdio: ['ignore', 'pipe', 'pipe'],
