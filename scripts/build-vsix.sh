@@ -41,12 +41,9 @@ if ! "$UV" --version 2>/dev/null | grep -q "^uv $UV_VERSION\b"; then
   "$CACHE/tools/bin/python" -m pip install --quiet "uv==$UV_VERSION"
 fi
 
-if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
-  step "npm ci"
-  npm ci --loglevel=error >/dev/null
-fi
-step "npm run build (dist/extension.js)"
-npm run --silent build >/dev/null
+bash scripts/npm-ci-if-needed.sh
+step "npm run build (dist/extension.js), unless dist/ is already the build of these sources"
+bash scripts/build-dist.sh >/dev/null
 
 "$PY" "$ROOT/scripts/build_vsix.py" --uv "$UV" --cache "$CACHE" "$@"
 step "total $(($(date +%s) - START)) s"

@@ -15,7 +15,11 @@ exceptiongroup (cattrs needs it on 3.10) and colorama (tqdm needs it on Windows)
 
 Downloads and resolutions are cached under the cache folder (wheels in uv's cache, one lock
 file per target and version, re-resolved when the requirements change or with --refresh), so
-a second build touches no network.
+a second build touches no network. A .vsix whose inputs (the locks, the server, the staged
+extension files, this script, vsce and uv) are those of the build that made it is kept as it
+is: .ci/run builds linux-x64 for the bundled-extension test and again in the release dry run,
+from the same files (dist/tokenizer-lsp-<target>.vsix.inputs holds the hash; --refresh
+rebuilds).
 """
 
 from __future__ import annotations
@@ -259,11 +263,13 @@ def prune(folder: Path) -> None:
     remove_empty_dirs(folder)
 
 
+# what add_server leaves out of the server package
+NOT_SHIPPED = ("__pycache__", "*.pyc", "tests", ".pytest_cache")
+
+
 def add_server(common: Path) -> None:
     shutil.copytree(
-        ROOT / "server" / "tokenizer_lsp",
-        common / "tokenizer_lsp",
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "tests", ".pytest_cache"),
+        ROOT / "server" / "tokenizer_lsp", common / "tokenizer_lsp", ignore=shutil.ignore_patterns(*NOT_SHIPPED)
     )
 
 
@@ -292,6 +298,33 @@ def stage_extension(stage: Path, libs: Path) -> None:
     (stage / "client-vscode").mkdir(exist_ok=True)
     shutil.copy2(readme, stage / "client-vscode" / "README.md")
     shutil.copytree(libs, stage / "bundled" / "libs")
+
+
+def inputs_hash(uv: str, cache: Path, target: str, requirements: list[str]) -> str:
+    """A hash of everything one target's .vsix is made from: equal hashes, equal packages."""
+    digest = hashlib.sha256()
+
+    def add(label: str, data: bytes) -> None:
+        digest.update(f"{label}\0{len(data)}\0".encode())
+        digest.update(data)
+
+    add("script", Path(__file__).read_bytes())
+    add("uv", run([uv, "--version"]).stdout.encode())
+    add("vsce", (ROOT / "node_modules" / "@vscode" / "vsce" / "package.json").read_bytes())
+    for version in PYTHONS:
+        add(f"lock {version}", lock_for(uv, cache, target, version, requirements, False).read_bytes())
+    server = ROOT / "server" / "tokenizer_lsp"
+    for path in sorted(server.rglob("*")):
+        rel = path.relative_to(server)
+        if path.is_file() and not any(fnmatch(part, pat) for part in rel.parts for pat in NOT_SHIPPED):
+            add(f"server {rel.as_posix()}", path.read_bytes())
+    staged = {ROOT / "package.json", ROOT / ".vscodeignore", ROOT / "client-vscode" / "README.md"}
+    for pattern in packaged_patterns():
+        if not pattern.startswith("bundled/libs"):
+            staged.update(p for p in ROOT.glob(pattern) if p.is_file())
+    for path in sorted(staged):
+        add(f"file {path.relative_to(ROOT).as_posix()}", path.read_bytes())
+    return digest.hexdigest()
 
 
 def package(stage: Path, target: str, out: Path) -> None:
@@ -370,10 +403,29 @@ def main() -> int:
     requirements = runtime_requirements()
     targets = args.target or list(TARGETS)
     started = time.monotonic()
-    fetch_all(args.uv, args.cache, targets, requirements, args.refresh)
+    hashes = {t: inputs_hash(args.uv, args.cache, t, requirements) for t in targets}
+    stamps = {t: ROOT / "dist" / f"tokenizer-lsp-{t}.vsix.inputs" for t in targets}
+    kept = [
+        t
+        for t in targets
+        if not args.refresh
+        and (ROOT / "dist" / f"tokenizer-lsp-{t}.vsix").is_file()
+        and stamps[t].is_file()
+        and stamps[t].read_text().strip() == hashes[t]
+    ]
+    if kept:
+        log(f"{', '.join(kept)}: built from these same inputs already, kept")
+    todo = [t for t in targets if t not in kept]
+    for target in todo:
+        stamps[target].unlink(missing_ok=True)
+    if todo:
+        fetch_all(args.uv, args.cache, todo, requirements, args.refresh)
     # two at a time: vsce compresses on one core
     with ThreadPoolExecutor(2) as pool:
-        outs = list(pool.map(assemble, targets))
+        built = list(pool.map(assemble, todo))
+    for target in todo:
+        stamps[target].write_text(hashes[target] + "\n")
+    outs = [ROOT / "dist" / f"tokenizer-lsp-{t}.vsix" for t in kept] + built
     sizes = [(out, out.stat().st_size) for out in outs]
     too_big = False
     for out, size in sizes:

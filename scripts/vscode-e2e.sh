@@ -90,10 +90,7 @@ if [[ "${E2E_SKIP_SETUP:-0}" != 1 ]]; then
   fi
 
   # ---- 3. the extension's npm packages --------------------------------------------------------
-  if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
-    step "npm ci"
-    npm ci --loglevel=error >/dev/null
-  fi
+  bash scripts/npm-ci-if-needed.sh
 fi
 
 # ---- 4. build and package the .vsix ---------------------------------------------------------------

@@ -70,6 +70,7 @@ const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'tokenizer-lsp-bundled-'));
 let page;
 let browser;
 let codeServer;
+let codeServerExited = false;
 
 // ---- 1. what each .vsix holds ---------------------------------------------------------------------
 for (const target of TARGETS) {
@@ -281,6 +282,9 @@ async function vscodeChecks() {
   codeServer = spawn(CODE_SERVER, [...csArgs, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry',
     '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--ignore-last-opened', WORKSPACE],
   { env: childEnv, stdio: ['ignore', csLog, csLog], detached: true });
+  codeServer.on('exit', () => {
+    codeServerExited = true;
+  });
   const up = await until(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60_000);
   if (!up) fail('code-server did not answer within 60 s');
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
@@ -296,14 +300,18 @@ async function vscodeChecks() {
 async function cleanup() {
   await browser?.close().catch(() => {});
   if (codeServer) {
-    for (const signal of ['SIGTERM', 'SIGKILL']) {
+    const killGroup = (signal) => {
       try {
         process.kill(-codeServer.pid, signal);
       } catch {
         /* gone */
       }
-      await sleep(1500);
-    }
+    };
+    // as harness.mjs: SIGTERM, its exit (not a fixed 1.5 s), then the group's stragglers
+    killGroup('SIGTERM');
+    await until(() => codeServerExited, 5000, 100);
+    await sleep(500);
+    killGroup('SIGKILL');
   }
   const logs = path.join(USER_DATA, 'logs');
   if (fs.existsSync(logs)) fs.writeFileSync(path.join(ART, 'tokenizer-lsp-extension.log'), extensionLog() || '(none)\n');
