@@ -27,6 +27,7 @@ def install(serving: bool = False) -> None:
     hooks.beside_in_stages = forked.ForkedStages
     hooks.splice = fast_copy.splice
     hooks.release_memory = malloc.release_free_memory
+    hooks.waited_for = forked.waited_for
     if serving:
         from . import stdio, threads
 
