@@ -28,8 +28,8 @@ that arrives until the server answers tokenizer-lsp/idle is kept with its arriva
 from_file: `Tokenizer.from_file` (a vocab.json: with its merges) in a fresh interpreter, after
 the same cache treatment, `tokenizers` imported before its clock starts, timed inside it.
 Medians over the rounds with their spread (min-max); ratios are per round (each open over
-the from_file right after it), their median. Written to bench/results/open.json (--quick:
-printed only, unless --out).
+the from_file right after it), their median. Written to bench/results/open.json (`summary`:
+the medians by name; `open_rows`: every round; --quick: printed only, unless --out).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("TOKENIZER_CORPUS", ROOT.parent / "shared" / "corpus"))
 DEFAULT_FILES = ["qwen3/tokenizer.json", "gemma3/tokenizer.json"]
 UNREACHABLE = "unreachable-token"
-IDLE_WAIT_S = 300.0  # a loaded machine: gemma3's unreachable set has taken 40 s
+IDLE_WAIT_S = 300.0  # gemma3's unreachable set took 217 s on a 2-core machine at load 18
 
 
 def drop_page_cache(paths: list[Path]) -> None:
@@ -101,7 +101,9 @@ class _Recorder(Utf8ClientProtocol):
         return super().structure_message(data)
 
 
-async def open_once(path: Path, server_path: str, cache_dir: str, cold: bool, log: bool = False) -> dict:
+async def open_once(
+    path: Path, server_path: str, cache_dir: str, cold: bool, log: bool = False, wait: float = IDLE_WAIT_S
+) -> dict:
     """One fresh server opens `path`; the times of its publications until it is idle."""
     env = {**os.environ, "PYTHONPATH": server_path, "TOKENIZER_LSP_CACHE_DIR": cache_dir}
     client = LanguageClient("open-bench", "1", protocol_cls=_Recorder, converter_factory=default_converter)
@@ -128,11 +130,8 @@ async def open_once(path: Path, server_path: str, cache_dir: str, cold: bool, lo
         )
         t0 = client.protocol.last_write
         del text
-        deadline = time.monotonic() + IDLE_WAIT_S
-        idle = False
-        while not idle and time.monotonic() < deadline:
-            answer = await client.protocol.send_request_async("tokenizer-lsp/idle", None)
-            idle = bool(getattr(answer, "idle", None) or (isinstance(answer, dict) and answer.get("idle")))
+        # False: the set still computing after `wait` s (complete stands, unreachable "-")
+        idle = await _until_idle(client, wait)
         pubs = [(t - t0, u, v, n, r) for t, u, v, n, r in client.protocol.publications]
     finally:
         try:
@@ -145,6 +144,23 @@ async def open_once(path: Path, server_path: str, cache_dir: str, cold: bool, lo
     if log:
         print("\n".join("    " + x for x in lines), file=sys.stderr)
     return timings(pubs, uri, idle)
+
+
+async def _until_idle(client, wait: float) -> bool:
+    """Whether the server went idle within `wait` s. A request still out then is left to be
+    answered (an error, at shutdown), never cancelled: pygls logs a traceback for the answer
+    to a cancelled one."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + wait
+    while True:
+        asked = asyncio.ensure_future(client.protocol.send_request_async("tokenizer-lsp/idle", None))
+        asked.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "not retrieved"
+        done, _ = await asyncio.wait({asked}, timeout=max(0.0, end - loop.time()))
+        if not done or asked.exception() is not None:
+            return False
+        answer = asked.result()
+        if getattr(answer, "idle", None) or (isinstance(answer, dict) and answer.get("idle")):
+            return True
 
 
 def timings(pubs: list[tuple[float, str, int | None, int, int]], uri: str, idle: bool) -> dict:
@@ -202,21 +218,28 @@ def spread(values: list[float | None]) -> dict | None:
     return {"median": statistics.median(vals), "min": min(vals), "max": max(vals), "runs": vals}
 
 
-async def measure(files: list[Path], sides: dict[str, str], rounds: int, log: bool) -> list[dict]:
+async def measure(
+    files: list[Path],
+    sides: dict[str, str],
+    rounds: int,
+    log: bool,
+    wait: float,
+    modes: tuple[str, ...] = ("cold", "warm"),
+) -> list[dict]:
     runs: dict[tuple[str, str, str], list[dict]] = {}
     loads: list[float] = []
     with tempfile.TemporaryDirectory(prefix="open-bench-") as tmp:
         warm_dirs = {side: os.path.join(tmp, f"warm-{side}") for side in sides}
-        for side, server_path in sides.items():  # the warm cache folders filled, untimed
+        for side, server_path in sides.items() if "warm" in modes else ():  # the warm cache folders filled, untimed
             for f in files:
-                await open_once(f, server_path, warm_dirs[side], cold=False)
+                await open_once(f, server_path, warm_dirs[side], cold=False, wait=IDLE_WAIT_S)
         for r in range(rounds):
             loads.append(os.getloadavg()[0])
             for f in files:
                 for side, server_path in sides.items():
-                    for mode in ("cold", "warm"):
+                    for mode in modes:
                         cache = tempfile.mkdtemp(dir=tmp, prefix="cold-") if mode == "cold" else warm_dirs[side]
-                        got = await open_once(f, server_path, cache, cold=mode == "cold", log=log)
+                        got = await open_once(f, server_path, cache, cold=mode == "cold", log=log, wait=wait)
                         got["from_file_s"] = from_file_once(f, cold=mode == "cold")
                         got["load_1min"] = os.getloadavg()[0]
                         runs.setdefault((str(f), side, mode), []).append(got)
@@ -249,6 +272,23 @@ def brief(g: dict) -> str:
         f"first {s(g['first_s'])} complete {s(g['complete_s'])} unreachable {s(g['unreachable_s'])} "
         f"from_file {s(g['from_file_s'])} (load {g['load_1min']:.1f})"
     )
+
+
+def summary(rows: list[dict]) -> dict[str, float]:
+    """The medians by name (what the docs' performance page lists; the rounds stay in open_rows)."""
+    out = {}
+    for r in rows:
+        name = f"{r['file']} {r['side']} {r['cache']}"
+        for k, label in (
+            ("complete_ratio", "complete / from_file"),
+            ("first_ratio", "first / from_file"),
+            ("unreachable_ratio", "unreachable set / from_file"),
+            ("complete_s", "complete s"),
+            ("from_file_s", "from_file s"),
+        ):
+            if r.get(k) is not None:
+                out[f"{name}: {label}"] = round(r[k]["median"], 3)
+    return out
 
 
 def table(rows: list[dict]) -> str:
@@ -299,7 +339,7 @@ async def main_async(args) -> int:
             return 2
         sides = {"old": args.old, **sides}
     load_before = os.getloadavg()
-    rows = await measure(files, sides, args.rounds, args.log)
+    rows = await measure(files, sides, args.rounds, args.log, args.wait, tuple(args.caches.split(",")))
     print()
     print(table(rows))
     load_after = os.getloadavg()
@@ -318,7 +358,9 @@ async def main_async(args) -> int:
                 "sides": sides,
                 "load_average_before": load_before,
                 "load_average_after": load_after,
-                "rows": rows,
+                "idle_wait_s": args.wait,
+                "summary": summary(rows),
+                "open_rows": rows,
             },
             indent=2,
         )
@@ -333,6 +375,13 @@ def main() -> int:
     p.add_argument("--rounds", type=int, default=3, help="rounds (each: cold and warm, every side)")
     p.add_argument("--old", default="", help="an older checkout's server/ folder, measured beside this one")
     p.add_argument("--quick", action="store_true", help="one small file, one round")
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=IDLE_WAIT_S,
+        help="seconds a timed open waits for the server to go idle (the unreachable set: '-' when later)",
+    )
+    p.add_argument("--caches", default="cold,warm", help="which rows: cold, warm or both")
     p.add_argument("--log", action="store_true", help="print each server's log (stderr)")
     p.add_argument("--out", default=None, help="JSON results (default bench/results/open.json)")
     args = p.parse_args()
