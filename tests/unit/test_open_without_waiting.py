@@ -13,8 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 import tokenizers
-from tokenizer_lsp.core.behaviour import reachability_cache
-from tokenizer_lsp.core.files import index_file
+from tokenizer_lsp.core.behaviour.reachability import cache as reachability_cache
+from tokenizer_lsp.core.index.files import index_file
 from tokenizer_lsp.lsp.jobs import folder as folder_job
 from tokenizer_lsp.lsp.jobs.folder import FolderChecks
 from tokenizer_lsp.lsp.jobs.unreachable import Unreachable
@@ -129,7 +129,7 @@ def test_the_folder_check_of_a_file_just_opened_is_waited_for_and_a_recheck_is_n
         def __exit__(self, *exc):
             depth[0] -= 1
 
-    monkeypatch.setattr(folder_job.hooks, "waited_for", Waited)
+    monkeypatch.setattr(folder_job.seams, "waited_for", Waited)
     monkeypatch.setattr(folder_job, "closed_config_diagnostics", lambda session, path: inside.append(depth[0] > 0))
     folder_job._checked(None, "/x/tokenizer.json", opened)
     assert inside == [opened]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 
-from ..core.behaviour.reachability_findings import (
+from ..core.behaviour.reachability.findings import (
     file_unreachable_findings,
     with_unreachable,
 )
-from ..core.files import load_vocab_file
-from ..core.formats.merges_doc import NO_VOCABULARY
+from ..core.formats.merges.doc import NO_VOCABULARY
+from ..core.index.files import load_vocab_file
 from ..core.model import DEFAULT_SEVERITY, SEVERITIES
 from ..core.model_folder.folder import config_files_checked, tokenizer_paths
 from . import tables
@@ -87,12 +87,14 @@ def run(args) -> int:
                 continue
             if getattr(getattr(idx, "doc", None), "without_vocabulary", False):  # nothing to say it by a finding
                 _err(f"{path}: note: {NO_VOCABULARY}")
+            found = idx.findings  # an index is never rewritten: the unreachable ones join here
             if overrides.get("unreachable-token") != "off":  # loads the engine: only when wanted
-                idx.findings = with_unreachable(idx.findings, file_unreachable_findings(idx, path))
+                found = with_unreachable(found, file_unreachable_findings(idx, path))
             # the model folder's config files beside it, each under its own path
-            for shown, each in [(path, idx), *config_files_checked(idx, path, checked)]:
+            beside = [(p, each, each.findings) for p, each in config_files_checked(idx, path, checked)]
+            for shown, each, each_found in [(path, idx, found), *beside]:
                 files += 1
-                for f in each.findings:
+                for f in each_found:
                     level = overrides.get(f.code, f.severity)
                     if level != "off":
                         results.append((shown, each, f, level))
@@ -110,7 +112,7 @@ def _templates_of_folders(given: list[str]) -> list[str]:
 def _template_index(path: str):
     """A .jinja chat template: checked against the model folder it stands in, as the editor
     checks it (core/model_folder/chat_template_file.py)."""
-    from ..core.files import index_file
+    from ..core.index.files import index_file
 
     try:
         idx = index_file(path)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from pygls.uris import to_fs_path
 
-from ..core.index import DocumentIndex
-from ..core.navigation_build import Navigation
+from ..core.index.document import DocumentIndex
+from ..core.navigation.build import Navigation
 from ..core.text.edits import Change
 from ..core.text.position_map import Span, applied_span, merged
 from .settings import Settings
@@ -89,7 +89,7 @@ class DocumentState:
     good_version: int | None = None
     navigable: DocumentIndex | None = None  # the newest index with navigation lookups
     navigable_version: int | None = None
-    # those lookups (core.navigation_build): they serve every index of navigable's parse
+    # those lookups (core.navigation.build): they serve every index of navigable's parse
     # (what typing derives from it keeps its ordinals and ranks); held here, never in an index
     navigation: Navigation | None = None
     navigation_ready: asyncio.Event = field(default_factory=asyncio.Event)  # set when one is built

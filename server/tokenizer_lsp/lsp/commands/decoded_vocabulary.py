@@ -8,7 +8,7 @@ own hovers and findings the server serves when it is opened as a document. The e
 reads the file.
 
 The rows of a large vocabulary (262k for Gemma 3) are rendered beside the server (a
-forked child where the platform has fork: core.hooks), off the event loop; the answer,
+forked child where the platform has fork: core.seams), off the event loop; the answer,
 tens of megabytes, is written as JSON as it is.
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import asyncio
 
-from ...core import hooks
-from ...core.decoded_listing import listing
+from ...core import seams
+from ...core.decoding.listing import listing
 from ...core.formats import registry
 from ...core.formats.decoded_view import rows_and_spans, view_text
 from ...core.formats.table import FormatError
@@ -42,7 +42,7 @@ async def run(ls, arguments: list):
     if table is not None and idx.path:  # an open tekken or vocab.txt: its rows as `decode` gives them
         text, rows, _ = await asyncio.to_thread(rows_and_spans, idx.doc.plugin, table, idx.path)
         return JsonResult({"text": text, "rows": rows})
-    text, rows = await asyncio.to_thread(lambda: hooks.beside(listing, idx).result())
+    text, rows = await asyncio.to_thread(lambda: seams.in_child(listing, idx).result())
     return JsonResult({"text": text, "rows": rows})
 
 

@@ -12,10 +12,10 @@ import asyncio
 import os
 import zlib
 
-from ...core import hooks
-from ...core.behaviour.diff import compare, with_text
-from ...core.behaviour.diff_report import render
-from ...core.behaviour.diff_sides import DiffError, read_side
+from ...core import seams
+from ...core.behaviour.diff.compare import compare, with_text
+from ...core.behaviour.diff.report import render
+from ...core.behaviour.diff.sides import DiffError, read_side
 from ...core.behaviour.loaded import LoadError
 from ..engine_client import EngineError, companion_bytes
 from ..handlers.lsp_types import JsonResult
@@ -35,7 +35,7 @@ async def run(ls, arguments: list):
     if text is not None and not isinstance(text, str):
         raise CommandError('tokenizer-lsp.diff: options.text must be a string')
     old, new = await _source(ls, arguments[0]), await _source(ls, arguments[1])
-    d = await asyncio.to_thread(lambda: hooks.beside(_compare, old[1:4], new[1:4]).result())
+    d = await asyncio.to_thread(lambda: seams.in_child(_compare, old[1:4], new[1:4]).result())
     if isinstance(d, str):
         raise CommandError(d)
     if text is not None:

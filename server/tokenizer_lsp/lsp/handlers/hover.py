@@ -15,7 +15,7 @@ from ...core.model_folder.chat_template_hover import (
 )
 from ...core.model_folder.config_queries import describe, named_by, token_piece
 from ...core.model_folder.folder import facts_of_index
-from ...core.pieces import piece_at
+from ...core.navigation.pieces import piece_at
 from ..paired import config_context, paired
 from ..render.hover import hover_markdown
 from ..render.merge_tree import merge_lines

@@ -20,14 +20,14 @@ import time
 from collections.abc import Callable
 from contextlib import nullcontext
 
-from ...core import hooks
+from ...core import seams
 
 # imported with the server, not on first use: the first open of a model folder imported the
 # chat-template checks (jinja2, 0.15-0.5 s) before its config findings could go out, and
 # every template's forked child imported the portability checks again
 from ...core.chat import folder_checks, portability  # noqa: F401
 from ...core.detect import chat_template_folder, is_chat_template_name
-from ...core.files import VOCAB_NAMES
+from ...core.index.files import VOCAB_NAMES
 from ...core.model_folder.config_doc import is_config_name
 from ...core.model_folder.folder import TOKENIZER_NAMES
 from ..paired import closed_config_diagnostics
@@ -117,8 +117,8 @@ class FolderChecks:
 
 def _checked(session, path: str, opened: bool) -> list:
     """closed_config_diagnostics; for a file just opened, its chat templates' forked child
-    runs at the server's own priority (hooks.waited_for): the user waits for these findings
+    runs at the server's own priority (seams.waited_for): the user waits for these findings
     and no hover of the file is served yet. At nice 10 on a machine busy with other work the
     child got a sliver of a core (qwen3's config findings 1.5-3 s after its own)."""
-    with hooks.waited_for() if opened else nullcontext():
+    with seams.waited_for() if opened else nullcontext():
         return closed_config_diagnostics(session, path)

@@ -15,8 +15,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from ...core import hooks
-from ...core.index import DocumentIndex, collector_paused
+from ...core import seams
+from ...core.index.document import DocumentIndex, collector_paused
 
 log = logging.getLogger("tokenizer_lsp")
 SETTLE_S = 1.0  # quiet time after an edit before navigation lookups are rebuilt
@@ -76,7 +76,7 @@ class Navigation:
         await doc.quiet_for(SETTLE_S if w.built_once else FIRST_SETTLE_S)
 
     async def _navigate(self, doc, w: _Wanted) -> None:
-        from ...core.navigation_build import navigation_job
+        from ...core.navigation.build import navigation_job
 
         loop = asyncio.get_running_loop()
         try:
@@ -98,7 +98,7 @@ class Navigation:
                     del idx
                     try:
                         navigation = await loop.run_in_executor(self.executor, job.result)
-                    except hooks.BesideFailed:
+                    except seams.DetachedWorkLost:
                         navigation = await self._here(doc, parse_id)
                     del job
                 except Exception:
@@ -130,7 +130,7 @@ class Navigation:
 
 
 def _build_here(idx: DocumentIndex):
-    from ...core.navigation_build import build_navigation
+    from ...core.navigation.build import build_navigation
 
     with collector_paused():
         return build_navigation(idx)
@@ -139,4 +139,4 @@ def _build_here(idx: DocumentIndex):
 def _id_table(idx: DocumentIndex) -> None:
     with collector_paused():
         idx.token_of_id(0)
-    hooks.release_memory()  # the lookups came as a pickle of several MB, now freed
+    seams.release_memory()  # the lookups came as a pickle of several MB, now freed

@@ -1,7 +1,7 @@
 """unreachable-token in the server: computed by the engine helper process, shown on top of
 the other findings. For BPE files whose merges are ordered (qwen3, GPT-2 style) or ignored
 (llama3) the helper reads the set off the merges' structure without loading the model
-(core/behaviour/reachability_fast.py). The helper starts as the first publication goes out:
+(core/behaviour/reachability/fast.py). The helper starts as the first publication goes out:
 started with the session, its imports beside the first parse made qwen3's first
 diagnostics 0.1 s later.
 
@@ -17,7 +17,7 @@ comes back for a version replaced meanwhile is dropped. The last set is kept her
 document as entries named by id and token and placed on every newer index through its own lookups until the next
 one arrives, so a keystroke never makes the findings flicker. With the code turned off
 (`diagnostics.severity`), nothing is computed. A set the disk cache holds for the text (the
-file opened before: core/behaviour/reachability_cache.py) is read first and shown as soon as
+file opened before: core/behaviour/reachability/cache.py) is read first and shown as soon as
 the lookups can place it, since nothing is forked for it (issue 32: it waited for the
 navigation lookups, 8-16 s after opening qwen3 on a busy machine).
 """
@@ -30,16 +30,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...core.behaviour import reachability_cache
 from ...core.behaviour.loaded import LoadError
-from ...core.behaviour.reachability_findings import (
+from ...core.behaviour.reachability import cache as reachability_cache
+from ...core.behaviour.reachability.findings import (
     CODE,
     UnreachableEntry,
     compact_entries,
     unreachable_findings,
     with_unreachable,
 )
-from ...core.index import DocumentIndex
+from ...core.index.document import DocumentIndex
 from ..engine_client import EngineError, companion_bytes
 from ..render.diagnostics import diagnostics_for
 from ..session import DocumentState
@@ -157,7 +157,7 @@ class Unreachable:
         r.shown = version if r.entries else None
         # a client that pulls and cannot be asked to pull again (Neovim 0.11) gets the set
         # with its next pull (after an edit); pushing it beside would break "pushed or
-        # pulled, never both" (INTERFACE.md)
+        # pulled, never both" (docs/architecture.md, "Architecture invariants")
         self.publisher.findings(doc, diags, version, caused_here=False)
 
     # ---- computed ------------------------------------------------------------------------
@@ -228,7 +228,7 @@ class Unreachable:
                 if r.entries is None:
                     # the first set after the navigation lookups: their forked child would
                     # end the set's own child 0.2 s into its work (one child at a time:
-                    # engine/beside.py); never waiting past NAVIGATION_WAIT_S
+                    # engine/reachability_child.py); never waiting past NAVIGATION_WAIT_S
                     try:
                         await asyncio.wait_for(doc.navigation_ready.wait(), NAVIGATION_WAIT_S)
                     except asyncio.TimeoutError:
