@@ -8,6 +8,7 @@ failing, the child dying or timing out; copies made by memmove or by join).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 # Below this many items (tokens + merges) running work beside costs more than it saves.
@@ -119,12 +120,17 @@ stages_in_child: Callable[..., Any] = InProcessStages
 splice: Callable[[bytes, int, int, bytes], bytes] = plain_splice
 # Give memory freed by a dropped index back to the system.
 release_memory: Callable[[], None] = no_op
+# `with waited_for():` around work a user waits on while nothing else is served (a
+# document's first index: no older one answers hovers meanwhile): the work beside it runs
+# at the caller's own priority, not below it. The reference has nothing beside: no-op.
+waited_for: Callable[[], AbstractContextManager] = nullcontext
 
 
 def reset() -> None:
     """Back to the plain reference behaviour (tests)."""
-    global in_child, stages_in_child, splice, release_memory
+    global in_child, stages_in_child, splice, release_memory, waited_for
     in_child, stages_in_child, splice, release_memory = InProcess, InProcessStages, plain_splice, no_op
+    waited_for = nullcontext
 
 
 def isolated(fn: Callable[..., Any], *args: Any) -> Any:

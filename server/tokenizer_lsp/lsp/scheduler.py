@@ -112,8 +112,8 @@ class Scheduler:
     def _published(self, doc: DocumentState, idx, base) -> None:
         if doc.was_tokenizer:
             self.unreachable.want(doc)
-        if idx is not base:
-            self.folder.vocabulary_changed(doc.path)
+        if idx is not base:  # base None: the document's first index, its folder checked at once
+            self.folder.vocabulary_changed(doc.path, opened=base is None)
 
     async def _serving(self, doc: DocumentState, idx, version: int) -> None:
         if self.session.documents.get(doc.uri) is doc:

@@ -27,6 +27,7 @@ def install(serving: bool = False) -> None:
     seams.stages_in_child = forked.ForkedStages
     seams.splice = fast_copy.splice
     seams.release_memory = malloc.release_free_memory
+    seams.waited_for = forked.waited_for
     if serving:
         from . import stdio, threads
 

@@ -22,14 +22,31 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..core.seams import Cancelled, DetachedWorkLost
 
 NICENESS = 10
+_here = threading.local()  # .niceness: set by waited_for() for the children this thread forks
 _forking = threading.Lock()  # a fork, its before_fork callbacks and its registration, one at a time
 _live: set[int] = set()  # this process's forked children not yet reaped
 _before_fork: list[Callable[[], None]] = []  # called in the parent before each fork
+
+
+@contextmanager
+def waited_for() -> Iterator[None]:
+    """core.seams.waited_for: the children this thread forks meanwhile run at this process's
+    own priority. NICENESS keeps a core for the event loop while a re-parse's child works
+    (hovers answer from the older index); a document's first index has no older one, and at
+    nice 10 its child got a sliver of a core whenever other work ran on the machine, while
+    the user waited for its findings (`Tokenizer.from_file`, the bar, runs at nice 0)."""
+    before = getattr(_here, "niceness", None)
+    _here.niceness = 0
+    try:
+        yield
+    finally:
+        _here.niceness = before
 
 
 def live_children() -> int:
@@ -120,6 +137,9 @@ def _fork(
     the next one see it)."""
     if not can_fork():
         return 0, -1
+    wanted = getattr(_here, "niceness", None)
+    if wanted is not None:
+        niceness = min(niceness, wanted)
     with _forking:
         if alone and _live:
             raise Busy()

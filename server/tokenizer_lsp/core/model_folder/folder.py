@@ -150,6 +150,15 @@ def build_config_index(data: bytes, path: str | None, folder: Folder | None) -> 
 _last_parsed: dict[str, ConfigDocument] = {}
 
 
+def parse_ahead(data: bytes, path: str) -> None:
+    """Parse a config text now, for build_config_index's next call on the same text (a
+    caller that waits for something else first spends the wait on it)."""
+    try:
+        _parsed(data, path)
+    except orjson.JSONDecodeError:
+        pass  # build_config_index reports it
+
+
 def _parsed(data: bytes, path: str) -> ConfigDocument:
     """The config text parsed, reusing the last parse of the same text: every edit of the
     tokenizer re-checks the open config files, whose text did not change."""

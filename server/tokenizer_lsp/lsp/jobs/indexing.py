@@ -20,7 +20,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from ...core import seams
@@ -242,7 +242,9 @@ class Indexing:
         """(index, diagnostics) of data; `step(message, percentage)` is told when the checks
         start. `carrying`: the last unreachable-token set, rendered with the findings when the
         index can place it (rendered once, not once without it and again with it)."""
-        with collector_paused():
+        # a first index: the user waits for it and no older one serves meanwhile, so what
+        # is built beside runs at the server's own priority (seams.waited_for)
+        with collector_paused(), seams.waited_for() if base is None else nullcontext():
             idx = self._build_index(data, path, assume, base, edits, token)
             token.check()
             if step is not None:

@@ -16,7 +16,10 @@ tokenizer does. Latest wins: a set is computed only for the newest version, and 
 comes back for a version replaced meanwhile is dropped. The last set is kept here per
 document as entries named by id and token and placed on every newer index through its own lookups until the next
 one arrives, so a keystroke never makes the findings flicker. With the code turned off
-(`diagnostics.severity`), nothing is computed.
+(`diagnostics.severity`), nothing is computed. A set the disk cache holds for the text (the
+file opened before: core/behaviour/reachability/cache.py) is read first and shown as soon as
+the lookups can place it, since nothing is forked for it (issue 32: it waited for the
+navigation lookups, 8-16 s after opening qwen3 on a busy machine).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...core.behaviour.loaded import LoadError
+from ...core.behaviour.reachability import cache as reachability_cache
 from ...core.behaviour.reachability.findings import (
     CODE,
     UnreachableEntry,
@@ -204,6 +208,23 @@ class Unreachable:
                     await doc.quiet_for(SETTLE_S)
                     if self.session.documents.get(doc.uri) is not doc or not self.enabled():
                         return
+                if r.entries is None and r.version is None:
+                    # a set kept on disk for this very text (the file opened before) needs no
+                    # child: shown as soon as the lookups can place it, not after the
+                    # navigation lookups (8-16 s after the open of qwen3 on a loaded machine)
+                    version = doc.indexed_version
+                    entries = await self._cached(doc)
+                    current = self.session.documents.get(doc.uri) is doc and doc.version == version
+                    if entries is not None and current and doc.indexed_version == version:
+                        log.info(
+                            "%s v%s: %d unreachable tokens, kept on disk",
+                            doc.uri.rsplit("/", 1)[-1],
+                            version,
+                            len(entries),
+                        )
+                        r.entries, r.version = entries, version
+                        await self.show(doc)
+                        continue  # the loop's check: this version's set is known
                 if r.entries is None:
                     # the first set after the navigation lookups: their forked child would
                     # end the set's own child 0.2 s into its work (one child at a time:
@@ -240,6 +261,24 @@ class Unreachable:
         finally:
             r.running = False
 
+    async def _cached(self, doc: DocumentState) -> list[UnreachableEntry] | None:
+        """The set the disk cache holds for the indexed text, or None (nothing is started)."""
+        idx = doc.index
+        if idx is None or idx.format not in COMPUTED_FOR or idx.syntax_error is not None:
+            return None
+        data, path, fmt = idx.data, doc.path, idx.format
+        del idx
+        loop = asyncio.get_running_loop()
+        try:
+            _, companion = await companion_bytes(self.session, data, path)
+            # the key hashes the whole text: off the event loop (hashlib lets go of the GIL)
+            entries = await loop.run_in_executor(None, _kept_on_disk, data, path, companion)
+        except Exception:  # noqa: BLE001 (a cache that cannot be read is no cache)
+            return None
+        if entries is None:
+            return None
+        return await loop.run_in_executor(self.executor, compact_entries, entries, fmt)
+
     async def _compute(self, doc: DocumentState, version: int) -> list[UnreachableEntry] | None:
         idx = doc.index
         if idx is None or idx.format not in COMPUTED_FOR or idx.syntax_error is not None:
@@ -259,3 +298,9 @@ class Unreachable:
         except EngineError as e:  # also a set given up for a build (engine.release()): normal
             log.info("unreachable tokens of %s: %s", doc.uri, e)
             return None
+
+
+def _kept_on_disk(data: bytes, path: str | None, companion: bytes | None) -> list | None:
+    """What the engine's ways (engine/beside.py, engine/worker.py) would read first: the set
+    kept for this content, under the same key."""
+    return reachability_cache.read(reachability_cache.key_of(data, path, companion, None))
