@@ -8,7 +8,7 @@ tokenizer.json lands here: checking the folder's configs against it each time co
 edit on qwen3, so a tokenizer's edits are re-checked once they settle (a newer edit
 replaces the pending re-check, never queues another). Its first index (the file opened) is
 no edit: its folder is checked at once, the config findings being part of what a user waits
-for after opening it (they came 0.5 s later than they could, issue 32).
+for after opening it (before, they came 0.5 s later than they could).
 """
 
 from __future__ import annotations

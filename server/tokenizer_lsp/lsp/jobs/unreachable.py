@@ -18,8 +18,8 @@ document as entries named by id and token and placed on every newer index throug
 one arrives, so a keystroke never makes the findings flicker. With the code turned off
 (`diagnostics.severity`), nothing is computed. A set the disk cache holds for the text (the
 file opened before: core/behaviour/reachability/cache.py) is read first and shown as soon as
-the lookups can place it, since nothing is forked for it (issue 32: it waited for the
-navigation lookups, 8-16 s after opening qwen3 on a busy machine).
+the lookups can place it, since nothing is forked for it (it used to wait for the
+navigation lookups: 8-16 s after opening qwen3 on a busy machine).
 """
 
 from __future__ import annotations
