@@ -4,7 +4,7 @@ import json
 import random
 
 import pytest
-from tokenizer_lsp.lsp.session import take_prefetched_text
+from tokenizer_lsp.runtime.read_ahead import take as take_prefetched_text
 from tokenizer_lsp.runtime import stdio as transport
 
 

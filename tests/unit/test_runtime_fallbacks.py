@@ -23,7 +23,7 @@ from tokenizer_lsp.core import hooks
 from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.formats.json_parse import DEFER_MERGES_BYTES
 from tokenizer_lsp.core.text.edits import Change, apply_changes
-from tokenizer_lsp.lsp.session import take_prefetched_text
+from tokenizer_lsp.runtime.read_ahead import take as take_prefetched_text
 from tokenizer_lsp.runtime import fast_copy, forked, malloc, stdio
 from tokenizer_lsp.runtime.forked import Forked
 

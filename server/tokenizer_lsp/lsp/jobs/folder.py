@@ -21,6 +21,7 @@ from ...core.files import VOCAB_NAMES
 from ...core.model_folder.config_doc import is_config_name
 from ...core.model_folder.folder import TOKENIZER_NAMES
 from ..paired import closed_config_diagnostics
+from ..work import Mode, off_loop
 
 log = logging.getLogger("tokenizer_lsp")
 CONFIG_SETTLE_S = 0.5  # quiet time after a tokenizer edit before its folder's configs are re-checked
@@ -46,8 +47,8 @@ class FolderChecks:
         self.configs_changed(path)
         if not path or os.path.basename(path) not in VOCAB_NAMES:
             return
-        for doc in self.session.beside(path):
-            if doc.index is not None and doc.index.format == "merges.txt":
+        for doc in self.session.others_in_folder(path):
+            if doc.served.index is not None and doc.served.index.format == "merges.txt":
                 self.reindex(doc)
 
     def configs_changed(self, path: str | None) -> None:
@@ -69,7 +70,7 @@ class FolderChecks:
 
     def _recheck(self, folder: str, path: str) -> None:
         self._timers.pop(folder, None)
-        for doc in self.session.beside(path):
+        for doc in self.session.others_in_folder(path):
             if is_config_name(doc.path):
                 self.reindex(doc)
         for doc in list(self.session.documents.values()):  # its special tokens, ids, stop ids
@@ -83,9 +84,8 @@ class FolderChecks:
         """The config files beside an open tokenizer that are not open themselves are
         checked too, after its own diagnostics, and published on their own URIs."""
         try:
-            found = await asyncio.get_running_loop().run_in_executor(  # never queued before an edit
-                None, closed_config_diagnostics, self.session, path
-            )
+            # the background pool: never queued before an edit's build (the indexer thread)
+            found = await off_loop(Mode.BACKGROUND, None, closed_config_diagnostics, self.session, path)
             for config, uri, diags in found:
                 if self.session.open_text(config) is None and (diags or self._closed_shown.get(uri)):
                     self.publisher.publish(uri, diags)
