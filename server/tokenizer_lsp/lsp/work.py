@@ -85,6 +85,7 @@ async def off_loop(mode: Mode, token: hooks.CancelToken | None, fn: Callable[...
         await asyncio.wait((running, tripped), return_when=asyncio.FIRST_COMPLETED)
     except asyncio.CancelledError:
         token.cancel()
+        running.add_done_callback(_drop)
         raise
     finally:
         tripped.cancel()
@@ -102,7 +103,13 @@ def _tripped(loop: asyncio.AbstractEventLoop, token: hooks.CancelToken) -> async
         if not tripped.done():
             tripped.set_result(None)
 
-    token.on_cancel(lambda: loop.call_soon_threadsafe(trip))
+    def tell() -> None:
+        try:
+            loop.call_soon_threadsafe(trip)
+        except RuntimeError:  # the loop is closed (the server is leaving): nobody waits
+            pass
+
+    token.on_cancel(tell)
     return tripped
 
 

@@ -137,7 +137,7 @@ class Indexing:
     async def _once(self, doc, f: _Flight) -> None:
         uri = doc.uri
         # the changes stay queued until their text is stored: text.data with text.queued applied
-        # is the client's text at every moment (commands read it: lsp/commands/encode.py)
+        # is the client's text at every moment (commands read it: Session.current_text)
         version, data, queued = doc.text.version, doc.text.data, list(doc.text.queued)
         if (
             not queued
