@@ -87,8 +87,8 @@ def from_file(path: Path) -> None:
 
 def decoded_view(path: Path) -> tuple[float, int]:
     """Seconds to render the decoded vocabulary from a served index, and its rows."""
-    from tokenizer_lsp.core.decoded_listing import listing
-    from tokenizer_lsp.core.files import index_file
+    from tokenizer_lsp.core.decoding.listing import listing
+    from tokenizer_lsp.core.index.files import index_file
 
     idx = index_file(str(path))
     idx.prepare_lookups()  # what the server serves from: the compact vocabulary
@@ -107,7 +107,7 @@ def run(quick: bool = False) -> dict:
         return {}
     import importlib.util
 
-    with_unreachable = importlib.util.find_spec("tokenizer_lsp.core.behaviour.reachability") is not None
+    with_unreachable = importlib.util.find_spec("tokenizer_lsp.core.behaviour.reachability.compute") is not None
     samples: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         new = Path(tmp) / "tokenizer.json"

@@ -38,7 +38,7 @@ def run(quick: bool = False) -> list[dict]:
         to_pairs,
         to_strings,
     )
-    from tokenizer_lsp.core.index import build_index
+    from tokenizer_lsp.core.index.build import build_index
 
     names = ["llama2"] if quick else ["gemma3", "qwen3", "llama2"]
     rounds = 1 if quick else 3

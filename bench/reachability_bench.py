@@ -60,8 +60,8 @@ CACHE_ENV = "TOKENIZER_LSP_CACHE_DIR"
 def in_process(path: Path, rounds: int) -> dict:
     from tokenizer_lsp import runtime
     from tokenizer_lsp.core.behaviour.load import load_tokenizer_file
-    from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
-    from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
+    from tokenizer_lsp.core.behaviour.reachability.compute import unreachable_tokens
+    from tokenizer_lsp.core.behaviour.reachability.fast import unreachable_by_structure
 
     runtime.install()  # as the engine worker runs it: a forked child shares the work
     data = path.read_bytes()

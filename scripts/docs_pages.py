@@ -1,6 +1,6 @@
 """The generated parts of the docs site (mkdocs_hooks.py wires them into `mkdocs build`):
 
-- a page per diagnostic code, from core/codes.py (the docs) and core/model.py
+- a page per diagnostic code, from core/codes/__init__.py (the docs) and core/model.py
   DEFAULT_SEVERITY (the codes and severities), with `check`'s real output on each example;
 - the settings table, from the VS Code manifest (package.json), the one list of settings;
 - the performance figures, from whatever JSON the benchmarks left in bench/results/.

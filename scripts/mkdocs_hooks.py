@@ -1,6 +1,6 @@
 """mkdocs hooks (mkdocs.yml `hooks:`): the generated parts of the docs site.
 
-- one page per diagnostic code (codes/<code>.md), from core/codes.py and DEFAULT_SEVERITY;
+- one page per diagnostic code (codes/<code>.md), from core/codes/__init__.py and DEFAULT_SEVERITY;
 - `<!-- generated: NAME -->` markers in pages replaced by the codes table, the settings
   table, the benchmark figures;
 - nav entries for whatever pages exist under the sections other work drops pages into

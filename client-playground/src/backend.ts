@@ -1,4 +1,4 @@
-// Where the page gets its tokens: the playground's HTTP API (INTERFACE Part 4), or, inside
+// Where the page gets its tokens: the playground's HTTP API (docs/playground.md), or, inside
 // VS Code, the extension relaying the language server (a Backend of its own).
 
 export interface TokenizerInfo { index: number; path: string; format: string }

@@ -78,7 +78,7 @@ export class ChatMode {
     this.list.appendChild(row);
   }
 
-  /** The request of INTERFACE's render: {"messages", "tools"?, "add_generation_prompt"}. */
+  /** The request of the render API (docs/playground.md): {"messages", "tools"?, "add_generation_prompt"}. */
   request(): ChatRequest | string {
     const messages = Array.from(this.list.querySelectorAll('.message')).map((row) => ({
       role: row.querySelector('select')!.value,

@@ -1,4 +1,4 @@
-// The playground page (INTERFACE Part 4): text mode and chat mode over a Backend, the HTTP
+// The playground page (docs/playground.md): text mode and chat mode over a Backend, the HTTP
 // API when served by `tokenizer-lsp playground`, the extension's relay inside a VS Code
 // webview (acquireVsCodeApi is there).
 

@@ -1,5 +1,5 @@
 // The HTML of a tokenized text: one element per token (data-token-id, data-tokenizer, in
-// text order: INTERFACE Part 4's hooks), grouped in coloured segments. Built as one string
+// text order: docs/playground.md), grouped in coloured segments. Built as one string
 // and set once: 100 KB of text is ~25,000 tokens, which DOM calls one by one would crawl.
 
 import type { EncodedToken, Span } from './backend';

@@ -3,7 +3,7 @@
 // space is ␣, newline/tab/CR are \n \t \r, other invisible characters \u00A0-style, and bytes
 // that are not UTF-8 \xE2.
 
-/** One piece of `tokenizer-lsp.encode`'s answer (INTERFACE.md, encode). */
+/** One piece of `tokenizer-lsp.encode`'s answer (docs/cli.md, encode). */
 export interface EncodedToken {
   id: number;
   token: string;
@@ -176,7 +176,7 @@ function isScalar(value: unknown): boolean {
   return value === null || typeof value !== 'object';
 }
 
-/** Any JSON value as indented `key  value` lines (the stats keys are free, INTERFACE.md). */
+/** Any JSON value as indented `key  value` lines (the stats keys are free: docs/cli.md, stats). */
 function describe(value: unknown, indent: string, out: string[]): void {
   if (Array.isArray(value)) {
     if (value.every(isScalar)) {

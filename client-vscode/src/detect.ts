@@ -92,7 +92,7 @@ export function isChatTemplateName(fsPath: string): boolean {
   return base.endsWith(rules.chatTemplateSuffix) && path.basename(path.dirname(fsPath)) === rules.chatTemplateDir;
 }
 
-/** A chat template file with a tokenizer in its model folder: the server checks it (INTERFACE Part 4). */
+/** A chat template file with a tokenizer in its model folder: the server checks it (docs/guides/check-a-chat-template.md). */
 export function isChatTemplateBesideTokenizer(fsPath: string): boolean {
   if (!isChatTemplateName(fsPath)) {
     return false;

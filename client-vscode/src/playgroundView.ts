@@ -3,7 +3,7 @@
 // the extension by postMessage, the extension asks the server's own commands
 // (tokenizer-lsp.encode, tokenizer-lsp.renderChat) for the file the command was run on. No
 // second engine, no network: the webview loads only dist/playground.{js,css}, under a CSP with
-// the webview's cspSource and a nonce (DESIGN.md "Round 4 patterns"). Clicking a token reveals
+// the webview's cspSource and a nonce (docs/playground.md, "Safe by default"). Clicking a token reveals
 // its vocabulary entry (workspace/symbol `#ID`).
 import { randomBytes } from 'crypto';
 import * as path from 'path';

@@ -1,3 +1,5 @@
+"""`python -m tokenizer_lsp`: the command line (cli/)."""
+
 from .cli import run
 
 run()

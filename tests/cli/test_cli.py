@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from tokenizer_lsp.core.detect import content_kind
-from tokenizer_lsp.core.index import build_index
+from tokenizer_lsp.core.index.build import build_index
 
 from tests.conftest import ROOT, corpus_file
 

@@ -103,7 +103,7 @@ def test_stats_of_a_file_that_is_not_a_tokenizer(tmp_path):
 
 
 def test_stats_counts_unreachable_tokens():
-    import tokenizer_lsp.core.behaviour.reachability  # noqa: F401 (a broken import fails, never skips)
+    import tokenizer_lsp.core.behaviour.reachability.compute  # noqa: F401 (a broken import fails, never skips)
 
     code, out, err = cli("stats", "--format", "json", corpus_file("gpt2-openai/encoder.json"))
     assert code == 0, err
@@ -406,10 +406,10 @@ def test_diff_of_tiktoken_ranks(tmp_path):
 def test_decoded_rows_show_text_as_visible_text_does(rel):
     """The decoded view's rows (shared with `decode`) take a shortcut for printable text: the
     same as visible_text's escaping, row by row."""
-    from tokenizer_lsp.core.decoded_listing import decoded_rows, text_row
     from tokenizer_lsp.core.decoding.columns import cell
     from tokenizer_lsp.core.decoding.display import visible_text
-    from tokenizer_lsp.core.files import index_file
+    from tokenizer_lsp.core.decoding.listing import decoded_rows, text_row
+    from tokenizer_lsp.core.index.files import index_file
 
     # (the columns' widths are test_column_widths.py's: here, the text in them)
     for row in decoded_rows(index_file(str(corpus_file(rel)))):
@@ -475,7 +475,7 @@ async def test_stats_command_on_an_open_file_with_an_unsaved_edit(client: Langua
 async def test_stats_command_counts_the_unreachable_findings_once_known(client: LanguageClient):
     """null until the server holds the unreachable-token findings, then their number (GPT-2's
     encoder.json has one: `<|endoftext|>`, README)."""
-    import tokenizer_lsp.core.behaviour.reachability  # noqa: F401 (a broken import fails, never skips)
+    import tokenizer_lsp.core.behaviour.reachability.compute  # noqa: F401 (a broken import fails, never skips)
 
     uri, _ = open_doc(client, corpus_file("gpt2-openai/encoder.json"))
     for _ in range(240):

@@ -1,9 +1,9 @@
 """Facts from shared/corpus/README.md, checked on the real files."""
 
 import pytest
-from tokenizer_lsp.core.decoded_listing import decoded_rows
 from tokenizer_lsp.core.decoding import Scheme
-from tokenizer_lsp.core.files import index_file
+from tokenizer_lsp.core.decoding.listing import decoded_rows
+from tokenizer_lsp.core.index.files import index_file
 
 from tests.conftest import corpus_file
 
@@ -111,8 +111,9 @@ def test_tiktoken_rows():
 
 
 def _findings(data: bytes, path: str, deferred: bool, monkeypatch) -> list[tuple]:
-    from tokenizer_lsp.core.formats import json_doc, json_parse
-    from tokenizer_lsp.core.index import build_index
+    from tokenizer_lsp.core.formats.json import doc as json_doc
+    from tokenizer_lsp.core.formats.json import parse as json_parse
+    from tokenizer_lsp.core.index.build import build_index
 
     monkeypatch.setattr(json_parse, "DEFER_MERGES_BYTES", 0 if deferred else 1 << 62)
     idx = build_index(data, path)

@@ -10,9 +10,9 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-from tokenizer_lsp.core.decoded_listing import decoded_rows
 from tokenizer_lsp.core.decoding import Scheme
-from tokenizer_lsp.core.files import index_file
+from tokenizer_lsp.core.decoding.listing import decoded_rows
+from tokenizer_lsp.core.index.files import index_file
 
 from tests.conftest import corpus_file
 

@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizer_lsp.cli import main as cli
-from tokenizer_lsp.core.decoded_listing import decoded_rows
 from tokenizer_lsp.core.decoding import BYTE_TO_CHAR, Scheme, byte_level_encode, decode_token
 from tokenizer_lsp.core.decoding.display import visible_text
+from tokenizer_lsp.core.decoding.listing import decoded_rows
 from tokenizer_lsp.core.decoding.utf8 import Utf8Kind, classify, describe_fragment, faults, short_fragment_kind
-from tokenizer_lsp.core.files import index_file
-from tokenizer_lsp.core.formats.merges_doc import MergesDocument
-from tokenizer_lsp.core.formats.tiktoken_doc import TiktokenDocument
-from tokenizer_lsp.core.index import build_index
-from tokenizer_lsp.core.pieces import piece_at
+from tokenizer_lsp.core.formats.merges.doc import MergesDocument
+from tokenizer_lsp.core.formats.tiktoken.doc import TiktokenDocument
+from tokenizer_lsp.core.index.build import build_index
+from tokenizer_lsp.core.index.files import index_file
+from tokenizer_lsp.core.navigation.pieces import piece_at
 from tokenizer_lsp.lsp.render.hints import hints_in
 from tokenizer_lsp.lsp.render.hover import hover_markdown
 
@@ -108,13 +108,13 @@ def test_malformed_string_merges_at_their_own_element(tmp_path):
 
 def test_malformed_merges_in_a_large_file_parsed_apart(tmp_path, monkeypatch):
     """Over 1 MB the merges are parsed apart (and in a forked child): same positions."""
-    import tokenizer_lsp.core.formats.json_checks as json_checks
-    import tokenizer_lsp.core.formats.json_doc as json_doc
-    from tokenizer_lsp.core import hooks
+    import tokenizer_lsp.core.formats.json.checks as json_checks
+    import tokenizer_lsp.core.formats.json.doc as json_doc
+    from tokenizer_lsp.core import seams
     from tokenizer_lsp.runtime.forked import Forked
 
     monkeypatch.setattr(json_checks, "MIN_PARALLEL_WORK", 1)
-    monkeypatch.setattr(hooks, "beside", Forked)
+    monkeypatch.setattr(seams, "in_child", Forked)
     vocab = {f"t{i}": i for i in range(40000)}
     merges = [[f"t{i}", f"t{i + 1}"] for i in range(30000)]
     for i in range(30000):

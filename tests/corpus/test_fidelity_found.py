@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 import tiktoken.load as tiktoken_load
-from tokenizer_lsp.core.decoded_listing import decoded_rows
-from tokenizer_lsp.core.files import index_file
+from tokenizer_lsp.core.decoding.listing import decoded_rows
+from tokenizer_lsp.core.index.files import index_file
 
 
 def run_cli(*args: str) -> tuple[int, str, str]:
@@ -162,7 +162,7 @@ def test_string_merge_with_a_spaced_part_is_ambiguous_and_converts_to_pairs():
     file. That string is `merge-ambiguous` (not only `merge-malformed`) and its quick fix
     gives back the pairs tokenizers itself writes, which tokenizers loads."""
     from tokenizer_lsp.core.fixes import apply_edits, fixes_for
-    from tokenizer_lsp.core.index import build_index
+    from tokenizer_lsp.core.index.build import build_index
     from tokenizers import Tokenizer, models
 
     vocab = {"a": 0, "b": 1, "c": 2, " ": 3, "a b": 4, "a bc": 5, "x": 6, "y": 7, "xy": 8}

@@ -14,11 +14,11 @@ import pytest
 from mistral_common.tokens.tokenizers import tekken  # noqa: E402
 from mistral_common.tokens.tokenizers.base import SpecialTokenPolicy  # noqa: E402
 from tokenizer_lsp.core.checks.tables import table_findings
-from tokenizer_lsp.core.files import index_file
 from tokenizer_lsp.core.formats import registry
 from tokenizer_lsp.core.formats.table import FormatError
 from tokenizer_lsp.core.formats.tekken import PLUGIN, hover_note
 from tokenizer_lsp.core.formats.tekken.read import DEFAULT_SPECIALS, FILLER
+from tokenizer_lsp.core.index.files import index_file
 
 from tests.conftest import CORPUS
 

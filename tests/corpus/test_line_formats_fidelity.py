@@ -25,10 +25,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizer_lsp.cli import main as cli
 from tokenizer_lsp.core import detect
-from tokenizer_lsp.core.decoded_listing import decoded_rows
-from tokenizer_lsp.core.files import index_file
-from tokenizer_lsp.core.formats.tiktoken_doc import TiktokenDocument
-from tokenizer_lsp.core.pieces import piece_at
+from tokenizer_lsp.core.decoding.listing import decoded_rows
+from tokenizer_lsp.core.formats.tiktoken.doc import TiktokenDocument
+from tokenizer_lsp.core.index.files import index_file
+from tokenizer_lsp.core.navigation.pieces import piece_at
 from tokenizer_lsp.lsp.render.hover import hover_markdown
 from tokenizers import Tokenizer  # noqa: E402
 
@@ -198,7 +198,7 @@ def test_messages_keep_their_plain_words(tmp_path):
 def test_bytes_that_are_not_utf8_in_a_field():
     """tiktoken's b64decode drops them like any other character outside the alphabet. (A file
     whose first 4 KB are not UTF-8 is reported as binary data by the index, before any line
-    is parsed: that rule lives in core/index.py; the format layer reads it as tiktoken does.)"""
+    is parsed: that rule lives in core/index/build.py; the format layer reads it as tiktoken does.)"""
     data = b"IQ== 0\nI\x85w== 1\nJ\xffA== 2\nJQ\xe2\x80\xa8== 3\n"
     expected = tiktoken_reads(data)
     assert expected == {b"!": 0, b"#": 1, b"$": 2, b"%": 3}

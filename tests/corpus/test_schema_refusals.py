@@ -8,7 +8,7 @@ import json
 
 import pytest
 import tokenizers  # a dependency of the package: a broken install fails, never skips
-from tokenizer_lsp.core.index import build_index
+from tokenizer_lsp.core.index.build import build_index
 
 from tests.conftest import corpus_file
 

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 from tokenizer_lsp.core import detect
-from tokenizer_lsp.core.index import build_index
+from tokenizer_lsp.core.index.build import build_index
 
 from tests.conftest import CORPUS, ROOT
 

@@ -13,7 +13,7 @@ import tokenizers  # a dependency of the package: a broken install fails, never 
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from tokenizer_lsp.core.fixes import apply_edits, fixes_for, rewrites_at, safe_fixes
-from tokenizer_lsp.core.index import build_index
+from tokenizer_lsp.core.index.build import build_index
 
 from tests.conftest import corpus_file
 from tests.lsp.harness import capabilities

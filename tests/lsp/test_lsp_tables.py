@@ -261,10 +261,10 @@ def test_decoded_view_rows_are_decodes_and_follow_the_file(tmp_path):
     from pathlib import Path
 
     from tokenizer_lsp.cli.tables import decoded_rows
-    from tokenizer_lsp.core.decoded_listing import text_row
+    from tokenizer_lsp.core.decoding.listing import text_row
     from tokenizer_lsp.core.formats import registry
     from tokenizer_lsp.core.formats.decoded_view import view_text
-    from tokenizer_lsp.core.index import build_index
+    from tokenizer_lsp.core.index.build import build_index
 
     data = Path(importlib.util.find_spec("mistral_common").origin).parent / "data"
     v1, v7 = data / "tokenizer.model.v1", data / "mistral_instruct_tokenizer_241114.model.v7"

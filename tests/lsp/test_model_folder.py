@@ -16,7 +16,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from tokenizer_lsp.cli import main as cli
-from tokenizer_lsp.core.index import build_index
+from tokenizer_lsp.core.index.build import build_index
 from tokenizers import Tokenizer
 
 from tests.conftest import corpus_file

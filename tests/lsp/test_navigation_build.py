@@ -13,12 +13,13 @@ import weakref
 from types import SimpleNamespace
 
 import pytest
-from tokenizer_lsp.core import hooks, navigation_build
-from tokenizer_lsp.core.index import build_index
-from tokenizer_lsp.core.navigation_build import build_navigation
+from tokenizer_lsp.core import seams
+from tokenizer_lsp.core.index.build import build_index
+from tokenizer_lsp.core.navigation import build as navigation_build
+from tokenizer_lsp.core.navigation.build import build_navigation
 from tokenizer_lsp.lsp import scheduler as scheduling
-from tokenizer_lsp.lsp.jobs import navigation as navigation_job
 from tokenizer_lsp.lsp.documents import DocumentState
+from tokenizer_lsp.lsp.jobs import navigation as navigation_job
 from tokenizer_lsp.lsp.session import Session
 from tokenizer_lsp.runtime.forked import Forked
 
@@ -75,7 +76,7 @@ def slow_child_build(monkeypatch):
         calls.append("job")
         return started(idx)
 
-    monkeypatch.setattr(hooks, "beside", Forked)
+    monkeypatch.setattr(seams, "in_child", Forked)
     monkeypatch.setattr(navigation_build, "MIN_PARALLEL_WORK", 0)
     monkeypatch.setattr(navigation_build, "_build", build)
     monkeypatch.setattr(navigation_build, "navigation_job", job)

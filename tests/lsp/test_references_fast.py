@@ -1,5 +1,5 @@
-"""References through the merge-layout fast path (core.merge_layout) and the inverted index
-of merge parts (core.navigation_build), against the general path (positions from each span) and
+"""References through the merge-layout fast path (core.formats.json.merge_layout) and the inverted index
+of merge parts (core.navigation.build), against the general path (positions from each span) and
 against positions computed here from the file's text alone (the json module, a regex over
 string literals, a line-break scan): real files in the pair form (gemma3, qwen3) and the
 string form (llama3, llama2), one-line files, small files written here with CRLF, escapes,
@@ -14,11 +14,11 @@ from bisect import bisect_right
 
 import orjson
 import pytest
-from tokenizer_lsp.core.files import index_file
-from tokenizer_lsp.core.index import build_index
-from tokenizer_lsp.core.merge_layout import RangeRun
-from tokenizer_lsp.core.navigation_build import build_navigation
-from tokenizer_lsp.core.navigation_queries import reference_ranges
+from tokenizer_lsp.core.formats.json.merge_layout import RangeRun
+from tokenizer_lsp.core.index.build import build_index
+from tokenizer_lsp.core.index.files import index_file
+from tokenizer_lsp.core.navigation.build import build_navigation
+from tokenizer_lsp.core.navigation.queries import reference_ranges
 
 from tests.conftest import corpus_file
 

@@ -15,8 +15,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from tokenizer_lsp.core.merge_layout import RangeRun, shortest_literal
-from tokenizer_lsp.core.navigation_queries import reference_ranges
+from tokenizer_lsp.core.formats.json.merge_layout import RangeRun, shortest_literal
+from tokenizer_lsp.core.navigation.queries import reference_ranges
 from tokenizer_lsp.core.text import lines as lines_module
 from tokenizer_lsp.core.text.lines import LineIndex
 from tokenizer_lsp.lsp.handlers import references as references_handler

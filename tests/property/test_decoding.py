@@ -167,8 +167,8 @@ def test_display_keeps_bytes_and_characters_apart():
 def test_hover_and_hints_stay_small_on_a_huge_token():
     import base64
 
-    from tokenizer_lsp.core.index import build_index
-    from tokenizer_lsp.core.pieces import piece_at
+    from tokenizer_lsp.core.index.build import build_index
+    from tokenizer_lsp.core.navigation.pieces import piece_at
     from tokenizer_lsp.lsp.render.hints import hints_in
     from tokenizer_lsp.lsp.render.hover import hover_markdown
 
@@ -185,7 +185,7 @@ def test_hover_and_hints_stay_small_on_a_huge_token():
 def test_whitespace_hints_look_at_characters_not_bytes():
     import json
 
-    from tokenizer_lsp.core.index import build_index
+    from tokenizer_lsp.core.index.build import build_index
     from tokenizer_lsp.lsp.render.hints import hints_in
 
     # "Ãł" is C3 A0, the letter à; "Âł" is C2 A0, a no-break space

@@ -4,8 +4,8 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
-from tokenizer_lsp.core.formats.json_layout import _STRING_RE, count_in_windows, line_windows
-from tokenizer_lsp.core.formats.literal_table import LiteralTable
+from tokenizer_lsp.core.formats.json.layout import _STRING_RE, count_in_windows, line_windows
+from tokenizer_lsp.core.formats.json.literal_table import LiteralTable
 
 
 @given(

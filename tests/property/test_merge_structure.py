@@ -1,4 +1,4 @@
-"""core/behaviour/merge_structure.py against the engine itself: which tokens BPE builds
+"""core/behaviour/reachability/merge_structure.py against the engine itself: which tokens BPE builds
 back from their own word, and the BPE of any word, on random vocabularies and merges
 (hypothesis), ordered ones (each token made by one merge of earlier tokens, as `tokenizers`
 trains them) and shuffled ones (as SentencePiece conversions list them)."""
@@ -7,7 +7,7 @@ import pytest
 import tokenizers  # noqa: F401 (a dependency of the package: a broken install fails, never skips)
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from tokenizer_lsp.core.behaviour.merge_structure import MergeStructure
+from tokenizer_lsp.core.behaviour.reachability.merge_structure import MergeStructure
 
 ALPHABET = "abcd"
 
@@ -145,8 +145,8 @@ def _tokenizer_json(tmp_path, ignore_merges: bool, normalizer) -> tuple[bytes, s
 @pytest.mark.parametrize("nfkc", [False, True])
 def test_read_off_the_merges_equals_the_engines_set(tmp_path, ignore_merges, nfkc):
     from tokenizer_lsp.core.behaviour.load import load_tokenizer_file
-    from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
-    from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
+    from tokenizer_lsp.core.behaviour.reachability.compute import unreachable_tokens
+    from tokenizer_lsp.core.behaviour.reachability.fast import unreachable_by_structure
     from tokenizers import normalizers
 
     data, path = _tokenizer_json(tmp_path, ignore_merges, normalizers.NFKC() if nfkc else None)

@@ -12,7 +12,7 @@ import time
 
 import pytest
 from pygls.exceptions import JsonRpcContentModified
-from tokenizer_lsp.core import hooks
+from tokenizer_lsp.core import seams
 from tokenizer_lsp.core.text.edits import Change
 from tokenizer_lsp.lsp import work
 from tokenizer_lsp.lsp.session import Session
@@ -140,11 +140,11 @@ def test_off_loop_ends_the_wait_once_tripped():
     blocked, started, release = _blocking()
 
     async def main():
-        token = hooks.CancelToken()
+        token = seams.CancelToken()
         waiting = asyncio.ensure_future(work.off_loop(work.Mode.BACKGROUND, token, blocked))
         await _started(started)
         token.cancel()  # as from another thread: the wait ends though the thread still runs
-        with pytest.raises(hooks.Cancelled):
+        with pytest.raises(seams.Cancelled):
             await waiting
         release.set()
 
@@ -164,10 +164,10 @@ def _forever_in_a_child(parent: int) -> str:
     return "computed in the parent"
 
 
-def test_the_reference_beside_is_not_computed_once_cancelled():
-    job = hooks.InProcess(_forever_in_a_child, os.getpid())
+def test_the_in_process_reference_is_not_computed_once_cancelled():
+    job = seams.InProcess(_forever_in_a_child, os.getpid())
     job.cancel()
-    with pytest.raises(hooks.Cancelled):
+    with pytest.raises(seams.Cancelled):
         job.result()
 
 
@@ -176,7 +176,7 @@ def test_a_cancelled_forked_child_is_killed_not_computed_here():
     job = forked.Forked(_forever_in_a_child, os.getpid())
     pid = job.pid
     job.cancel()
-    with pytest.raises(hooks.Cancelled):
+    with pytest.raises(seams.Cancelled):
         job.result(timeout=60.0)  # the killed child's pipe ends at once
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reaped

@@ -11,9 +11,9 @@ import sys
 import threading
 
 import pytest
-from tokenizer_lsp.core import hooks
-from tokenizer_lsp.core.index import build_index
-from tokenizer_lsp.core.staged_build import build_index_beside
+from tokenizer_lsp.core import seams
+from tokenizer_lsp.core.index.build import build_index
+from tokenizer_lsp.core.index.staged import build_index_in_child
 from tokenizer_lsp.core.text.edits import Change, apply_changes, coalesced
 from tokenizer_lsp.runtime import forked, threads
 
@@ -40,29 +40,29 @@ def test_a_cancelled_staged_build_kills_its_child_and_computes_nothing_here():
     pid = stages.pid
     assert pid and process_state(pid) not in (None, "Z")
     threading.Timer(0.2, stages.cancel).start()  # from another thread, as the event loop does
-    with pytest.raises(hooks.Cancelled):
+    with pytest.raises(seams.Cancelled):
         stages.next_stage()  # would otherwise wait 60 s, then compute it here
     assert stages.pid == 0 and process_state(pid) is None  # killed and reaped
 
 
 def test_the_in_process_reference_stops_between_stages():
     data = EXAMPLE.read_bytes()
-    stages = hooks.InProcessStages(_slow_stages, data, None, None, False)
+    stages = seams.InProcessStages(_slow_stages, data, None, None, False)
     stages.next_stage()
     stages.cancel()
-    with pytest.raises(hooks.Cancelled):
+    with pytest.raises(seams.Cancelled):
         stages.next_stage()
 
 
 def test_a_token_cancelled_before_the_build_stops_it_at_once(monkeypatch):
-    monkeypatch.setattr("tokenizer_lsp.core.staged_build.STAGED_BUILD_BYTES", 0)  # staged even when small
+    monkeypatch.setattr("tokenizer_lsp.core.index.staged.STAGED_BUILD_BYTES", 0)  # staged even when small
     data = EXAMPLE.read_bytes()
-    token = hooks.CancelToken()
+    token = seams.CancelToken()
     token.cancel()
-    with pytest.raises(hooks.Cancelled):
-        build_index_beside(data, str(EXAMPLE), cancel=token)
+    with pytest.raises(seams.Cancelled):
+        build_index_in_child(data, str(EXAMPLE), cancel=token)
     # and a token never cancelled changes nothing
-    idx = build_index_beside(data, str(EXAMPLE), cancel=hooks.CancelToken())
+    idx = build_index_in_child(data, str(EXAMPLE), cancel=seams.CancelToken())
     assert [f.code for f in idx.findings] == [f.code for f in build_index(data, str(EXAMPLE)).findings]
 
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 from tokenizer_lsp.cli import main as cli
-from tokenizer_lsp.core.files import index_file
+from tokenizer_lsp.core.index.files import index_file
 
 
 def tokenizer(vocab, merges=(), added=(), pairs=True, byte_level=True):
@@ -240,17 +240,17 @@ def test_cli_not_a_tokenizer_and_unreadable(tmp_path, capsys):
 
 
 def test_forked_merge_check_matches_in_process(tmp_path, monkeypatch):
-    import tokenizer_lsp.core.formats.json_checks as json_checks
+    import tokenizer_lsp.core.formats.json.checks as json_checks
 
     merges = [("a", "b"), ("Ġ", "a"), ("a", "zz"), ("b", "a"), ("q", "b"), ("a", "b")] * 5
     text = json.dumps(tokenizer(BASE, merges), indent=2)
     path = write(tmp_path, "tokenizer.json", text)
     in_process = findings(path)
-    from tokenizer_lsp.core import hooks
+    from tokenizer_lsp.core import seams
     from tokenizer_lsp.runtime.forked import Forked
 
     monkeypatch.setattr(json_checks, "MIN_PARALLEL_WORK", 1)
-    monkeypatch.setattr(hooks, "beside", Forked)
+    monkeypatch.setattr(seams, "in_child", Forked)
     forked = findings(path)
     assert forked == in_process and len(forked) == 25
 
@@ -429,7 +429,7 @@ def test_added_token_duplicates(tmp_path):
 
 
 def test_wordpiece_continuation_pieces(tmp_path):
-    from tokenizer_lsp.core.pieces import piece_at
+    from tokenizer_lsp.core.navigation.pieces import piece_at
     from tokenizer_lsp.lsp.render.hints import hints_in
     from tokenizer_lsp.lsp.render.hover import hover_markdown
 
@@ -502,7 +502,7 @@ def test_schema_does_not_cascade_into_merges(tmp_path):
 
 
 def test_clip_end_of_word_suffix(tmp_path):
-    from tokenizer_lsp.core.pieces import piece_at
+    from tokenizer_lsp.core.navigation.pieces import piece_at
     from tokenizer_lsp.lsp.render.hover import hover_markdown
 
     obj = tokenizer({"h": 0, "e": 1, "e</w>": 2, "he</w>": 3}, merges=[("h", "e</w>")])

@@ -1,5 +1,5 @@
 """Every diagnostic code has its documentation page (what, why, an example, the fix, how to
-silence it), generated from core/codes.py beside DEFAULT_SEVERITY; every example that this
+silence it), generated from core/codes/__init__.py beside DEFAULT_SEVERITY; every example that this
 build can read really produces its code when `check` runs on it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from tokenizer_lsp.core.codes import DOCS, missing
-from tokenizer_lsp.core.files import index_file
+from tokenizer_lsp.core.index.files import index_file
 from tokenizer_lsp.core.model import DEFAULT_SEVERITY
 
 from tests.conftest import ROOT

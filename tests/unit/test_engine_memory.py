@@ -1,9 +1,9 @@
 """Issue 24, memory: the unreachable set read off the file in a forked child of the server
-(engine/beside.py, core/behaviour/reachability_fast.py), never beside another child; the
+(engine/reachability_child.py, core/behaviour/reachability/fast.py), never beside another child; the
 engine helper process given back when idle and started again on the next request.
 
 Expected answers come from `tokenizers` itself: the engine's own encodings, or
-core/behaviour/reachability.py run on the engine (the set the worker computed before)."""
+core/behaviour/reachability/compute.py run on the engine (the set the worker computed before)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ import pytest
 import tokenizers
 from hypothesis import HealthCheck, given, settings
 from tokenizer_lsp.core.behaviour.load import load_tokenizer, load_tokenizer_file
-from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
-from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
-from tokenizer_lsp.engine import DEFAULT_IDLE_S, beside
+from tokenizer_lsp.core.behaviour.reachability.compute import unreachable_tokens
+from tokenizer_lsp.core.behaviour.reachability.fast import unreachable_by_structure
+from tokenizer_lsp.engine import DEFAULT_IDLE_S
+from tokenizer_lsp.engine import reachability_child as beside
 from tokenizer_lsp.lsp.engine_client import EngineClient, EngineError
 from tokenizer_lsp.runtime import forked
 
@@ -126,7 +127,7 @@ async def test_the_set_is_computed_in_a_child_and_the_engine_never_starts(tmp_pa
     try:
         found = await client.unreachable(("doc", 1), [data], str(tmp_path / "tokenizer.json"), None)
         assert {e["id"] for e in found} == engine_ids(tok, vocab) == {5}
-        assert client.starts == 0 and client._beside.children == 1
+        assert client.starts == 0 and client._reach_child.children == 1
         assert forked.live_children() == 0  # reaped
     finally:
         client.close()
@@ -143,7 +144,7 @@ async def test_a_fork_meanwhile_stops_the_child_which_starts_again_after(tmp_pat
             if os.path.exists(marker):
                 break
             await asyncio.sleep(0.05)
-        first = client._beside._pid
+        first = client._reach_child._pid
         assert first and process_state(first) not in (None, "Z")
         # a build's child: the computing one is killed before it forks
         other = forked.Forked(os.getpid)
@@ -155,7 +156,7 @@ async def test_a_fork_meanwhile_stops_the_child_which_starts_again_after(tmp_pat
         assert not task.done()
         assert other.result() != os.getpid()
         assert await asyncio.wait_for(task, 60) == [{"id": -1, "second": True}]
-        assert client._beside.children == 2 and client.starts == 0
+        assert client._reach_child.children == 2 and client.starts == 0
     finally:
         client.close()
 
@@ -172,7 +173,7 @@ async def test_release_gives_the_computation_up(tmp_path, monkeypatch):
             if os.path.exists(marker):
                 break
             await asyncio.sleep(0.05)
-        child = client._beside._pid
+        child = client._reach_child._pid
         client.pause()  # a new version is being built
         with pytest.raises(EngineError):
             await asyncio.wait_for(task, 60)

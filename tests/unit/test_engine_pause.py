@@ -12,9 +12,9 @@ from types import SimpleNamespace
 
 import pytest
 from tokenizer_lsp.lsp import scheduler as scheduling
+from tokenizer_lsp.lsp.documents import DocumentState
 from tokenizer_lsp.lsp.engine_client import EngineClient
 from tokenizer_lsp.lsp.jobs import indexing
-from tokenizer_lsp.lsp.documents import DocumentState
 from tokenizer_lsp.lsp.session import Session
 
 from tests.conftest import ROOT, process_state

@@ -3,7 +3,7 @@
 import random
 
 import pytest
-from tokenizer_lsp.core.index import build_index
+from tokenizer_lsp.core.index.build import build_index
 
 from tests.conftest import ROOT, corpus_file
 

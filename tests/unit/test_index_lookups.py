@@ -1,7 +1,7 @@
 """The index answers by position, by id and by token, on real files."""
 
 import pytest
-from tokenizer_lsp.core.files import index_file
+from tokenizer_lsp.core.index.files import index_file
 
 from tests.conftest import corpus_file
 

@@ -9,8 +9,8 @@ import weakref
 
 import orjson
 import pytest
-from tokenizer_lsp.core.index import build_index
-from tokenizer_lsp.core.navigation_build import build_navigation
+from tokenizer_lsp.core.index.build import build_index
+from tokenizer_lsp.core.navigation.build import build_navigation
 
 from tests.conftest import corpus_file, gpt2_byte_of
 

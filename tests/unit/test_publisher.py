@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from tokenizer_lsp.lsp.publisher import Publisher
 from tokenizer_lsp.lsp.capabilities import ResolvedClientCapabilities
 from tokenizer_lsp.lsp.documents import DocumentState
+from tokenizer_lsp.lsp.publisher import Publisher
 from tokenizer_lsp.lsp.session import Session
 
 URI = "file:///work/tokenizer.json"

@@ -1,4 +1,4 @@
-"""The unreachable-token sets kept on disk (core/behaviour/reachability_cache.py): what the
+"""The unreachable-token sets kept on disk (core/behaviour/reachability/cache.py): what the
 key depends on, that a file checked or opened again as it was gets the same set without the
 engine loading it, and that a broken cache is no cache."""
 
@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from tokenizer_lsp.core.behaviour import reachability_cache as cache
+from tokenizer_lsp.core.behaviour.reachability import cache
 from tokenizer_lsp.engine.worker import Worker
 
 from tests.conftest import corpus_file

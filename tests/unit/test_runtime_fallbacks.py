@@ -1,5 +1,5 @@
 """Every runtime speed-up is optional: without it, or when it fails, the core gets the same
-result from the plain reference in core.hooks (and from json for message parsing)."""
+result from the plain reference in core.seams (and from json for message parsing)."""
 
 from __future__ import annotations
 
@@ -19,17 +19,17 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tokenizer_lsp import runtime
-from tokenizer_lsp.core import hooks
-from tokenizer_lsp.core.files import index_file
-from tokenizer_lsp.core.formats.json_parse import DEFER_MERGES_BYTES
+from tokenizer_lsp.core import seams
+from tokenizer_lsp.core.formats.json.parse import DEFER_MERGES_BYTES
+from tokenizer_lsp.core.index.files import index_file
 from tokenizer_lsp.core.text.edits import Change, apply_changes
-from tokenizer_lsp.runtime.read_ahead import take as take_prefetched_text
 from tokenizer_lsp.runtime import fast_copy, forked, malloc, stdio
 from tokenizer_lsp.runtime.forked import Forked
+from tokenizer_lsp.runtime.read_ahead import take as take_prefetched_text
 
 from tests.conftest import corpus_file
 
-HOOKS = ("beside", "beside_in_stages", "splice", "release_memory")
+HOOKS = ("in_child", "stages_in_child", "splice", "release_memory")
 HAS_FORK = hasattr(os, "fork") and sys.platform != "win32"
 needs_fork = pytest.mark.skipif(not HAS_FORK or not os.path.isdir("/proc/self/fd"), reason="needs fork and /proc")
 
@@ -37,15 +37,15 @@ needs_fork = pytest.mark.skipif(not HAS_FORK or not os.path.isdir("/proc/self/fd
 @pytest.fixture(autouse=True)
 def plain_hooks():
     """Each test starts from the reference hooks (the CLI's main() installs the runtime in
-    this process for good) and leaves core.hooks and pygls as it found them."""
+    this process for good) and leaves core.seams and pygls as it found them."""
     import pygls.io_
 
-    saved = {name: getattr(hooks, name) for name in HOOKS}
+    saved = {name: getattr(seams, name) for name in HOOKS}
     saved_json = pygls.io_.json
-    hooks.reset()
+    seams.reset()
     yield
     for name, value in saved.items():
-        setattr(hooks, name, value)
+        setattr(seams, name, value)
     pygls.io_.json = saved_json
 
 
@@ -247,7 +247,7 @@ def test_forked_detached_child_that_fails_says_so_instead_of_computing_here(no_l
     child = Forked(work, os.getpid(), 21, in_child)
     pid = child.pid
     child.detach()
-    with pytest.raises(hooks.BesideFailed):
+    with pytest.raises(seams.DetachedWorkLost):
         child.result()
     assert_reaped(pid)
 
@@ -257,7 +257,7 @@ def test_forked_detached_without_fork_computes_at_once_as_in_process_does(no_lea
     monkeypatch.delattr(os, "fork")
     calls = []
     child = Forked(lambda parent, x: calls.append(x) or work(parent, x), os.getpid(), 21)
-    reference = hooks.InProcess(lambda parent, x: calls.append(x) or work(parent, x), os.getpid(), 21)
+    reference = seams.InProcess(lambda parent, x: calls.append(x) or work(parent, x), os.getpid(), 21)
     child.detach()
     reference.detach()
     assert calls == [21, 21]  # each computed when detached, not later
@@ -340,7 +340,7 @@ def reference(path, lookups: bool = True) -> tuple:
     """checked(path) with the plain hooks (the default InProcess: no fork at all)."""
     key = str(path), lookups
     if key not in _REFERENCE:
-        assert hooks.beside is hooks.InProcess
+        assert seams.in_child is seams.InProcess
         before = len(FORKS)
         _REFERENCE[key] = checked(path, lookups)
         assert len(FORKS) == before
@@ -394,7 +394,7 @@ def test_forked_checks_of_a_tokenizer_match_in_process(no_leaks, monkeypatch, re
     expected = reference(path)
     assert len(expected[0]) > 50  # findings to compare
     lower_parallel_thresholds(monkeypatch)
-    monkeypatch.setattr(hooks, "beside", Forked)
+    monkeypatch.setattr(seams, "in_child", Forked)
     make_forks_fail(monkeypatch, how)
     before = len(FORKS)
     assert checked(path) == expected
@@ -408,7 +408,7 @@ def test_forked_checks_of_a_corpus_tokenizer_match_in_process(no_leaks, monkeypa
     expected = reference(path)
     assert expected[0]
     lower_parallel_thresholds(monkeypatch)
-    monkeypatch.setattr(hooks, "beside", Forked)
+    monkeypatch.setattr(seams, "in_child", Forked)
     make_forks_fail(monkeypatch, how)
     before = len(FORKS)
     assert checked(path) == expected
@@ -430,17 +430,21 @@ def test_core_gives_the_same_results_with_and_without_the_runtime(monkeypatch):
     tuned = []
     monkeypatch.setattr(malloc, "tune_malloc", lambda *a: tuned.append(a) or True)  # not for this process
     runtime.install(serving=True)
-    assert (hooks.beside, hooks.splice, hooks.release_memory) == (Forked, fast_copy.splice, malloc.release_free_memory)
+    assert (seams.in_child, seams.splice, seams.release_memory) == (
+        Forked,
+        fast_copy.splice,
+        malloc.release_free_memory,
+    )
     assert tuned and isinstance(pygls.io_.json, stdio.JsonShim)
     before = len(FORKS)
     installed = checked(path, lookups=False), apply_changes(data, edit, "utf-16")
     if HAS_FORK:
         assert len(FORKS) > before
-    assert hooks.release_memory() is None
+    assert seams.release_memory() is None
     assert installed == plain
 
-    hooks.reset()
-    assert (hooks.beside, hooks.splice, hooks.release_memory) == (hooks.InProcess, hooks.plain_splice, hooks.no_op)
+    seams.reset()
+    assert (seams.in_child, seams.splice, seams.release_memory) == (seams.InProcess, seams.plain_splice, seams.no_op)
     before = len(FORKS)
     assert apply_changes(data, edit, "utf-16") == plain[1]
     assert len(FORKS) == before
@@ -486,7 +490,7 @@ def test_fast_splice_equals_plain_splice(case, mode):
             mp.setattr(malloc, "_LIBC", None)
         got = fast_copy.splice(data, start, end, new)
     assert type(got) is bytes
-    assert got == hooks.plain_splice(data, start, end, new) == data[:start] + new + data[end:]
+    assert got == seams.plain_splice(data, start, end, new) == data[:start] + new + data[end:]
     assert data == before
 
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizer_lsp.cli import main as cli
-from tokenizer_lsp.core.formats.json_pieces import match_close, parse_prefix
-from tokenizer_lsp.core.formats.salvage import salvage
-from tokenizer_lsp.core.index import build_index
-from tokenizer_lsp.core.pieces import piece_at
+from tokenizer_lsp.core.formats.json.pieces import match_close, parse_prefix
+from tokenizer_lsp.core.formats.json.salvage import salvage
+from tokenizer_lsp.core.index.build import build_index
+from tokenizer_lsp.core.navigation.pieces import piece_at
 from tokenizer_lsp.lsp.render.diagnostics import diagnostics_for
 from tokenizer_lsp.lsp.render.hints import hints_in
 from tokenizer_lsp.lsp.render.hover import hover_markdown
@@ -398,7 +398,7 @@ def test_truncation_never_raises_nor_invents_findings(cut):
     st.booleans(),
 )
 def test_byte_flips_never_raise(flips, insert, deferred):
-    from tokenizer_lsp.core.formats import json_parse
+    from tokenizer_lsp.core.formats.json import parse as json_parse
 
     data = bytearray(DATA)
     for pos, byte in flips:
@@ -466,7 +466,7 @@ def test_qwen3_stray_comma_in_the_vocab(qwen3):
 
 
 def test_break_in_merges_parsed_apart_salvages_the_same(monkeypatch):
-    from tokenizer_lsp.core.formats import json_parse
+    from tokenizer_lsp.core.formats.json import parse as json_parse
 
     at = TEXT.index("[", TEXT.index('"merges"') + 12)
     broken = (TEXT[:at] + "@" + TEXT[at:]).encode()
@@ -481,7 +481,7 @@ def test_break_in_merges_parsed_apart_salvages_the_same(monkeypatch):
 @pytest.mark.parametrize("where", ['"c": 6,', '"ab": 7,'])
 def test_break_in_the_vocab_parsed_apart_is_placed_as_in_one_parse(monkeypatch, where):
     """Large files parse model.vocab apart (orjson's error is then relative to it)."""
-    from tokenizer_lsp.core.formats import json_parse
+    from tokenizer_lsp.core.formats.json import parse as json_parse
 
     broken = TEXT.replace(where, where + ",").encode()
     results = []
@@ -494,7 +494,7 @@ def test_break_in_the_vocab_parsed_apart_is_placed_as_in_one_parse(monkeypatch, 
 
 
 def test_trailing_comma_ending_a_vocab_parsed_apart(monkeypatch):
-    from tokenizer_lsp.core.formats import json_parse
+    from tokenizer_lsp.core.formats.json import parse as json_parse
 
     monkeypatch.setattr(json_parse, "DEFER_MERGES_BYTES", 0)
     broken = TEXT.replace('"ĠĠ": 13', '"ĠĠ": 13,').encode()

@@ -100,7 +100,7 @@ def test_prepared_the_first_messages_of_a_session_generate_nothing(monkeypatch):
 def test_the_typing_fast_path_is_imported_with_the_server():
     code = (
         "import sys, tokenizer_lsp.lsp.server\n"
-        "print('tokenizer_lsp.core.formats.incremental' in sys.modules,"
+        "print('tokenizer_lsp.core.formats.json.incremental' in sys.modules,"
         " 'tokenizer_lsp.core.formats.registry' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

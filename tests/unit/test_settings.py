@@ -31,7 +31,7 @@ def test_the_summary_has_a_severity_too():
 
 
 def test_summary_off_and_limit_in_published_diagnostics():
-    from tokenizer_lsp.core.files import index_file
+    from tokenizer_lsp.core.index.files import index_file
     from tokenizer_lsp.lsp.render.diagnostics import diagnostics_for
 
     from tests.conftest import ROOT

@@ -1,4 +1,4 @@
-"""A whole build beside the server (core.staged_build over core.hooks.beside_in_stages):
+"""A whole build beside the server (core.index.staged over core.seams.stages_in_child):
 the index it gives equals build_index's, whether the stages come from a forked child, from
 this process, or partly from each after the child fails."""
 
@@ -12,10 +12,11 @@ import threading
 import time
 
 import pytest
-from tokenizer_lsp.core import hooks, staged_build
+from tokenizer_lsp.core import seams
 from tokenizer_lsp.core.compact_vocab import CompactTokens, PendingTokens, settled_tokens
-from tokenizer_lsp.core.index import build_index
-from tokenizer_lsp.core.staged_build import build_index_beside
+from tokenizer_lsp.core.index import staged as staged_build
+from tokenizer_lsp.core.index.build import build_index
+from tokenizer_lsp.core.index.staged import build_index_in_child
 from tokenizer_lsp.runtime.forked import ForkedStages
 
 from tests.conftest import corpus_file
@@ -26,10 +27,10 @@ needs_fork = pytest.mark.skipif(not HAS_FORK or not os.path.isdir("/proc/self/fd
 
 @pytest.fixture(autouse=True)
 def plain_stages():
-    saved = hooks.beside_in_stages, hooks.beside
-    hooks.beside_in_stages, hooks.beside = hooks.InProcessStages, hooks.InProcess
+    saved = seams.stages_in_child, seams.in_child
+    seams.stages_in_child, seams.in_child = seams.InProcessStages, seams.InProcess
     yield
-    hooks.beside_in_stages, hooks.beside = saved
+    seams.stages_in_child, seams.in_child = saved
 
 
 # ---- ForkedStages: each stage from the child, or from here once the child failed ------------
@@ -114,7 +115,7 @@ def test_a_pending_table_is_asked_for_once_even_by_two_threads():
     assert "a" in pending and len(pending) == 2 and list(pending) == ["a", "b"] and pending["a"] == 1
 
 
-# ---- build_index_beside equals build_index --------------------------------------------------
+# ---- build_index_in_child equals build_index --------------------------------------------------
 
 
 def described(idx) -> dict:
@@ -146,7 +147,7 @@ def test_a_build_beside_gives_the_index_build_index_gives(no_leaks, monkeypatch,
     monkeypatch.setattr(staged_build, "STAGED_BUILD_BYTES", 1 << 16)  # the small vocab.json too
     expected = described(build_index(data, str(path)))
     if how != "in-process":
-        monkeypatch.setattr(hooks, "beside_in_stages", ForkedStages)
+        monkeypatch.setattr(seams, "stages_in_child", ForkedStages)
     if how == "child-dies-after-the-index":
         real = staged_build.build_index_in_stages
         parent = os.getpid()
@@ -159,7 +160,7 @@ def test_a_build_beside_gives_the_index_build_index_gives(no_leaks, monkeypatch,
             yield next(made)
 
         monkeypatch.setattr(staged_build, "build_index_in_stages", dies)
-    idx = build_index_beside(data, str(path))
+    idx = build_index_in_child(data, str(path))
     assert idx.data is data
     table = idx.vocab.tokens
     assert isinstance(table, PendingTokens)  # the table comes with the lookups
@@ -177,8 +178,8 @@ def test_each_build_beside_has_a_parse_id_of_its_own(no_leaks, monkeypatch):  # 
     path = corpus_file("whisper-gpt2/vocab.json")
     data = path.read_bytes()
     monkeypatch.setattr(staged_build, "STAGED_BUILD_BYTES", 1 << 16)
-    monkeypatch.setattr(hooks, "beside_in_stages", ForkedStages)
-    ids = [build_index_beside(data, str(path)).parse_id for _ in range(3)]
+    monkeypatch.setattr(seams, "stages_in_child", ForkedStages)
+    ids = [build_index_in_child(data, str(path)).parse_id for _ in range(3)]
     ids.append(build_index(data, str(path)).parse_id)
     assert len(set(ids)) == 4
 
@@ -189,8 +190,8 @@ def test_each_build_beside_has_a_parse_id_of_its_own(no_leaks, monkeypatch):  # 
 )
 def test_texts_that_are_no_whole_json_tokenizer_build_here(no_leaks, monkeypatch, text):  # noqa: F811
     monkeypatch.setattr(staged_build, "STAGED_BUILD_BYTES", 8)
-    monkeypatch.setattr(hooks, "beside_in_stages", ForkedStages)
-    idx = build_index_beside(text, "tokenizer.json" if text.startswith(b"{") else "merges.txt")
+    monkeypatch.setattr(seams, "stages_in_child", ForkedStages)
+    idx = build_index_in_child(text, "tokenizer.json" if text.startswith(b"{") else "merges.txt")
     plain = build_index(text, "tokenizer.json" if text.startswith(b"{") else "merges.txt")
     assert idx.format == plain.format
     assert [(f.code, f.start, f.message) for f in idx.findings] == [
@@ -208,7 +209,7 @@ def test_a_build_here_is_finished_before_it_is_handed_out(name):
     path = corpus_file(name)
     data = path.read_bytes()
     assert len(data) < staged_build.STAGED_BUILD_BYTES
-    idx = build_index_beside(data, str(path))
+    idx = build_index_in_child(data, str(path))
     vocab, tokens, merges = idx.vocab, idx.vocab.tokens, idx.vocab.merges
     assert isinstance(tokens, CompactTokens) and idx.lookups_ready
     expected = json.loads(data)

@@ -15,8 +15,8 @@ import sys
 
 import pytest
 from tokenizer_lsp.core.behaviour.load import load_tokenizer_file
-from tokenizer_lsp.core.behaviour.reachability import unreachable_tokens
-from tokenizer_lsp.core.behaviour.reachability_fast import unreachable_by_structure
+from tokenizer_lsp.core.behaviour.reachability.compute import unreachable_tokens
+from tokenizer_lsp.core.behaviour.reachability.fast import unreachable_by_structure
 
 from tests.conftest import corpus_file, gpt2_byte_of
 
@@ -131,7 +131,7 @@ def test_qwen3_facts(qwen3):
 
 
 def test_qwen3_read_off_the_merges_is_the_engines_set(qwen3):
-    """core/behaviour/reachability_fast.py: the same entries (ids, reasons, pieces) without
+    """core/behaviour/reachability/fast.py: the same entries (ids, reasons, pieces) without
     the model in the engine; the worker answers that way and never loads it."""
     from tokenizer_lsp.engine.worker import Worker
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 
-from ..core.behaviour.reachability_findings import (
+from ..core.behaviour.reachability.findings import (
     file_unreachable_findings,
     with_unreachable,
 )
-from ..core.files import load_vocab_file
-from ..core.formats.merges_doc import NO_VOCABULARY
+from ..core.formats.merges.doc import NO_VOCABULARY
+from ..core.index.files import load_vocab_file
 from ..core.model import DEFAULT_SEVERITY, SEVERITIES
 from ..core.model_folder.folder import config_files_checked, tokenizer_paths
 from . import tables
@@ -110,7 +110,7 @@ def _templates_of_folders(given: list[str]) -> list[str]:
 def _template_index(path: str):
     """A .jinja chat template: checked against the model folder it stands in, as the editor
     checks it (core/model_folder/chat_template_file.py)."""
-    from ..core.files import index_file
+    from ..core.index.files import index_file
 
     try:
         idx = index_file(path)

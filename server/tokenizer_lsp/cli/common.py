@@ -12,7 +12,7 @@ def err(msg: str) -> None:
 def tokenizer_index(path: str, vocab=None):
     """The index of the tokenizer file at `path`, or None after saying why not (it cannot be
     read, or it is not a tokenizer file): the caller exits 2."""
-    from ..core.files import index_file
+    from ..core.index.files import index_file
 
     try:
         idx = index_file(path, vocab)
@@ -65,7 +65,7 @@ def load_failure_status(path: str) -> int:
     error level (the same input gives `check` 1), else 2 (not a tokenizer, unreadable, or an
     option is missing)."""
     from ..core.behaviour.load import read_with_companion
-    from ..core.files import index_file
+    from ..core.index.files import index_file
 
     try:
         _, other, _ = read_with_companion(path)

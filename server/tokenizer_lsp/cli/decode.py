@@ -7,7 +7,7 @@ import sys
 
 import orjson
 
-from ..core.decoded_listing import decoded_rows, text_row
+from ..core.decoding.listing import decoded_rows, text_row
 from .common import err as _err
 from .common import main_tokenizer_file, say_malformed_lines, syntax_error_line, tokenizer_index
 from .progress import progress

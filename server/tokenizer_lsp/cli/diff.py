@@ -10,9 +10,9 @@ import sys
 
 import orjson
 
-from ..core.behaviour.diff import compare, with_text
-from ..core.behaviour.diff_report import render
-from ..core.behaviour.diff_sides import DiffError, read_side
+from ..core.behaviour.diff.compare import compare, with_text
+from ..core.behaviour.diff.report import render
+from ..core.behaviour.diff.sides import DiffError, read_side
 from ..core.behaviour.load import read_with_companion
 from .common import err as _err
 from .common import load_failure_status, main_tokenizer_file

@@ -1,6 +1,6 @@
 """`playground [PATH...] [--port N] [--no-browser]`: a page on 127.0.0.1 that shows the
 tokens of a text for each PATH side by side, and each folder's chat template rendered
-(INTERFACE Part 4). The server and its safety rules: playground/server.py."""
+(docs/playground.md). The server and its safety rules: playground/server.py."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def run(args) -> int:
     if not 0 <= args.playground_port <= 65535:
         err(f"--port {args.playground_port}: not a port (0 to 65535)")
         return 2
-    from ..core import hooks
+    from ..core import seams
 
     paths = args.paths or ["."]
     served = []
@@ -49,7 +49,7 @@ def run(args) -> int:
             return 2
         except KeyboardInterrupt:  # Ctrl-C while a large file loads
             return 0
-    hooks.release_memory()  # the files' text and the parsers' temporaries are freed, but in RSS until trimmed
+    seams.release_memory()  # the files' text and the parsers' temporaries are freed, but in RSS until trimmed
 
     def ready(srv) -> None:
         lines = [f"tokenizer-lsp playground: {srv.url}"]

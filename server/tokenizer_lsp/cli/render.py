@@ -1,6 +1,6 @@
 """`render PATH`: the prompt a model folder's chat template makes of a conversation, byte for
 byte what transformers' `apply_chat_template(..., tokenize=False)` returns; `--ids` the ids
-of `tokenize=True` (INTERFACE Part 4 "Rendering"). The template runs only in the sandbox of
+of `tokenize=True` (docs/guides/check-a-chat-template.md, Render). The template runs only in the sandbox of
 core/chat/sandbox.py, with a time and size limit.
 
 `render_object` is the same as a function, for the playground's /api/render and the

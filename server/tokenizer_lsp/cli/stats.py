@@ -89,7 +89,7 @@ def _unreachable(path: str, pattern: str | None = None) -> tuple[int | None, str
     be told here: the file does not load, its tiktoken pattern is unknown)."""
     # imports the engines: only when asked
     from ..core.behaviour.loaded import LoadError
-    from ..core.behaviour.reachability_cache import unreachable_of_file
+    from ..core.behaviour.reachability.cache import unreachable_of_file
 
     try:
         return len(unreachable_of_file(path, pattern)), None

@@ -9,7 +9,7 @@ plug-in's optional hooks:
     PLUGIN.row_kind(table, row) -> "byte-level" | ...   (else: BYTE rows byte-fallback,
                                                          special rows special, the rest literal)
     PLUGIN.style                 -> stats' "byte_level_style" (a Scheme value)
-    PLUGIN.diff_side(table, path) -> core.behaviour.diff_sides.Side  (else table_side())
+    PLUGIN.diff_side(table, path) -> core.behaviour.diff.sides.Side  (else table_side())
     PLUGIN.diff_adjust(table, side) -> Side  (that Side as the plug-in's format changes it)
 """
 
@@ -73,7 +73,7 @@ def decode(args) -> int | None:
     if got is FAILED:
         return 2
     plugin, table = got
-    from ..core.decoded_listing import text_row
+    from ..core.decoding.listing import text_row
 
     out = sys.stdout.buffer
     try:
@@ -324,7 +324,7 @@ def _walk_spans(table: TokenTable, text: str, ids: list[int]) -> list[tuple[int,
 
 def diff_side(path: str):
     """The diff Side of a file a plug-in claims, or None; DiffError when it cannot be read."""
-    from ..core.behaviour.diff_sides import DiffError
+    from ..core.behaviour.diff.sides import DiffError
 
     got = _read(path)
     if got is None:
@@ -343,7 +343,7 @@ def table_side(plugin, table: TokenTable, path: str):
     scores where the format has them (compared when the other file has scores too), special and user-defined pieces as the added tokens
     a converter to tokenizer.json makes of them (CONTROL and UNKNOWN special; USER_DEFINED
     not), each token's bytes for comparing with a file that spells tokens another way."""
-    from ..core.behaviour.diff_sides import Side
+    from ..core.behaviour.diff.sides import Side
     from ..core.decoding.tokens import Scheme
 
     vocab: dict[str, int] = {}
@@ -386,7 +386,7 @@ def table_side(plugin, table: TokenTable, path: str):
 def encode_with(path: str, text: str):
     """diff --text: (ids, stored tokens) of `text` by a plug-in's engine (no special
     tokens), or None for a file no plug-in claims; DiffError when it cannot."""
-    from ..core.behaviour.diff_sides import DiffError
+    from ..core.behaviour.diff.sides import DiffError
 
     got = _read(path)
     if got is None:

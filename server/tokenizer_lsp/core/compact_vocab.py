@@ -164,7 +164,7 @@ class KeyOrderItems(ItemsView):
 
 
 class PendingTokens(Mapping):
-    """A vocabulary's token table that another stage of a build delivers (core.staged_build):
+    """A vocabulary's token table that another stage of a build delivers (core.index.staged):
     `later()` gives it the first time it is used, from whichever thread asks first."""
 
     __slots__ = ("_later", "_lock", "_value")
@@ -216,5 +216,5 @@ def settled_tokens(vocab) -> Mapping[str, int]:
 
 
 def unwrapped(tokens: Mapping[str, int]) -> Mapping[str, int]:
-    """The table itself of a pending one (core.staged_build), else the table."""
+    """The table itself of a pending one (core.index.staged), else the table."""
     return tokens.resolved() if isinstance(tokens, PendingTokens) else tokens

@@ -62,7 +62,7 @@ def is_config_name(path: str | None) -> bool:
 def is_chat_template_name(path: str | None) -> bool:
     """A model folder's chat template file by its name and place: chat_template.jinja, or a
     .jinja inside additional_chat_templates/ (transformers' layout). Served only when a
-    tokenizer stands in that model folder (the index decides; INTERFACE Part 4)."""
+    tokenizer stands in that model folder (the index decides; docs/guides/check-a-chat-template.md)."""
     if not path:
         return False
     base = os.path.basename(path).lower()

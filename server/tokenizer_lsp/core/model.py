@@ -30,7 +30,7 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "config-id-mismatch": "error",
     "vocab-size": "error",  # a vocab_size above the highest id is information (Finding.level)
     "chat-template-token": "warning",
-    # Part 3: SentencePiece, tekken, WordPiece, GGUF (INTERFACE.md "New checks")
+    # Part 3: SentencePiece, tekken, WordPiece, GGUF (docs/formats/)
     "spm-byte-pieces": "error",
     "special-id": "error",
     "tekken-rank": "error",
@@ -42,7 +42,7 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "gguf-mismatch": "error",
     "gguf-special-id": "error",
     "gguf-chat-template": "warning",
-    # Part 4: chat templates (INTERFACE.md "Chat-template checks")
+    # Part 4: chat templates (docs/guides/check-a-chat-template.md)
     "chat-template-syntax": "error",
     "chat-template-render": "error",
     "chat-template-rejects": "information",

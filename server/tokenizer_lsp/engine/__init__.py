@@ -4,7 +4,7 @@ Loading a tokenizer into `tokenizers` costs several times the file (about 370 MB
 gemma3): the language server keeps that out of its own memory by asking a helper process
 (`python -m tokenizer_lsp.engine.worker`, client in lsp/engine_client.py) that starts on
 first use and exits when idle (DEFAULT_IDLE_S, or $TOKENIZER_LSP_ENGINE_IDLE_S seconds).
-A tokenizer.json's unreachable set needs no engine: engine/beside.py.
+A tokenizer.json's unreachable set needs no engine: engine/reachability_child.py.
 
 Messages both ways are frames: an 8-byte big-endian length, a 4-byte count of out-of-band
 buffers and their 8-byte lengths, then a pickle (it carries bytes as they are; both ends are
@@ -23,7 +23,9 @@ _HEADER = struct.Struct(">Q")
 _COUNT = struct.Struct(">I")
 OUT_OF_BAND = 1 << 16  # bytes longer than this travel beside the pickle
 IDLE_ENV = "TOKENIZER_LSP_ENGINE_IDLE_S"
-DEFAULT_IDLE_S = 5.0  # issue 24: an engine's memory given back within 10 s of its last use
+DEFAULT_IDLE_S = (
+    5.0  # an engine's memory is given back within 10 s of its last use (docs/architecture.md, "Threads and processes")
+)
 
 
 class Closed(Exception):

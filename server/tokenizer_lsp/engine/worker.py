@@ -7,7 +7,7 @@ at a time. Requests are dicts with an "op":
 - {"op": "load", "key", "data", "path", "companion", "companion_path", "pattern"}
 - {"op": "encode", "key", "text", "special", [the load fields]}
 - {"op": "unreachable", "key", [the load fields], ["engine_only": true: the file's shape was
-  read already (engine/beside.py) and needs the engine]}
+  read already (engine/reachability_child.py) and needs the engine]}
 - {"op": "render", "source", "request", "overrides"} -> the `render --ids --format json` object,
   or {"failure", "status"}: a chat template runs here, never in the server (it may run for
   the sandbox's 5 s; hovers go on meanwhile)
@@ -81,7 +81,7 @@ class Worker:
             return {
                 "result": encode(loaded, request["text"], bool(request.get("special")), request.get("tokenizer_path"))
             }
-        from ..core.behaviour.reachability import unreachable_tokens
+        from ..core.behaviour.reachability.compute import unreachable_tokens
 
         started = time.perf_counter()
         found = unreachable_tokens(loaded)
@@ -89,11 +89,11 @@ class Worker:
         return {"result": self._kept(request, found)}
 
     def _by_structure(self, request: dict) -> list | None:
-        """The set read off the merges (core/behaviour/reachability_fast.py) when the file
+        """The set read off the merges (core/behaviour/reachability/fast.py) when the file
         has that shape: the model is never loaded for it."""
         if "data" not in request or request.get("companion") is not None:
             return None
-        from ..core.behaviour.reachability_fast import unreachable_by_structure
+        from ..core.behaviour.reachability.fast import unreachable_by_structure
 
         started = time.perf_counter()
         found = unreachable_by_structure(request["data"], request.get("path"))
@@ -106,7 +106,7 @@ class Worker:
 
     def _kept(self, request: dict, found: list) -> list:
         """found, kept on disk for this content (however it was computed)."""
-        from ..core.behaviour import reachability_cache
+        from ..core.behaviour.reachability import cache as reachability_cache
 
         key = self.content_keys.get(request.get("key"))
         if key is not None:
@@ -114,9 +114,9 @@ class Worker:
         return found
 
     def _cached_set(self, request: dict) -> list | None:
-        """The set kept on disk for this content (core/behaviour/reachability_cache.py):
+        """The set kept on disk for this content (core/behaviour/reachability/cache.py):
         a file opened again as it was never loads the engine."""
-        from ..core.behaviour import reachability_cache
+        from ..core.behaviour.reachability import cache as reachability_cache
 
         wkey = request.get("key")
         if "data" in request:
@@ -203,7 +203,7 @@ def main() -> int:
     inp = sys.stdin.fileno()
     from .. import runtime
 
-    runtime.install()  # forked children for the checks a load runs (core.hooks.beside)
+    runtime.install()  # forked children for the checks a load runs (core.seams.in_child)
     worker = Worker()
     idle = Idle(idle_seconds(), parent, holding=lambda: bool(worker.loaded))
     while True:

@@ -1,4 +1,4 @@
-"""One open document, in three parts with one owner each:
+"""An open document as three parts, each with one owner: its text, its served indexes, the jobs' flags.
 
 - `DocumentText`: what the client has (didOpen/didChange write it; the indexer thread
   applies the queued changes);
@@ -16,8 +16,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from ..core.index import DocumentIndex
-from ..core.navigation_build import Navigation
+from ..core.index.document import DocumentIndex
+from ..core.navigation.build import Navigation
 from ..core.text.edits import Change
 from ..core.text.position_map import Span, applied_span, merged
 from .settings import Settings

@@ -7,7 +7,7 @@ never waits for it. A request that takes too long ends the worker and raises Eng
 with what timed out.
 
 The unreachable set of a tokenizer.json is computed without the worker where the server
-can fork: in a short-lived child of the server (engine/beside.py), which never loads the
+can fork: in a short-lived child of the server (engine/reachability_child.py), which never loads the
 engine and never runs beside another child of the server. Memory, not speed: the worker
 loaded `tokenizers` for it beside the server's index and its navigation child (gemma3's
 tree: 806 MB, where `Tokenizer.from_file` needs 371).
@@ -30,7 +30,7 @@ from ..core.behaviour.folder_added import folder_stamp
 from ..core.behaviour.load import companion_path_of
 from ..core.behaviour.loaded import LoadError
 from ..engine import Closed, large, read_frame, write_frame
-from ..engine.beside import BesideReach, NoFork, Released
+from ..engine.reachability_child import NoFork, ReachabilityChild, Released
 from ..runtime import processes
 from .work import Mode, off_loop
 
@@ -55,7 +55,7 @@ class EngineClient:
         self._answered: int | None = None  # the pid of the worker that has answered a request
         self._busy = False  # a request is in the worker (set and read under _state)
         self._state = threading.Lock()
-        self._beside: BesideReach | None = None  # made on first use: it hooks the server's forks
+        self._reach_child: ReachabilityChild | None = None  # made on first use: it hooks the server's forks
         # a thread of its own: an encode never waits while a set waits for the server's other
         # children to finish
         self._reach_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reach")
@@ -93,7 +93,7 @@ class EngineClient:
     async def unreachable(
         self, key, data: bytes | list, path: str | None, companion: bytes | None, companion_path: str | None = None
     ) -> list:
-        """`core.behaviour.reachability.unreachable_tokens` of the tokenizer in `data`. The
+        """`core.behaviour.reachability.compute.unreachable_tokens` of the tokenizer in `data`. The
         text may come in a one-item list, which is emptied once the worker has it: a 30 MB
         text is not kept alive for the seconds the computation takes (the document may have
         moved on meanwhile); a worker that dies before answering is then an EngineError.
@@ -101,7 +101,7 @@ class EngineClient:
         module docstring), which shares the text with this process while it works."""
         handed = data if isinstance(data, list) else [data]
         del data
-        beside_tried = False
+        child_tried = False
         if companion is None and handed and handed[0] is not None:
             # taken out of the list at once, as the worker's way does; kept here only while
             # a child shares it (it starts again when another child stopped it)
@@ -116,7 +116,7 @@ class EngineClient:
             except TimeoutError as e:
                 raise EngineError(f"the unreachable set: {e}") from None
             else:
-                beside_tried = True
+                child_tried = True
             if found is not None:
                 return found
             handed.append(text)
@@ -131,13 +131,13 @@ class EngineClient:
             companion,
             UNREACHABLE_TIMEOUT_S,
             companion_path,
-            **({"engine_only": True} if beside_tried else {}),
+            **({"engine_only": True} if child_tried else {}),
         )
 
     def _beside_set(self, data: bytes, path: str | None) -> list | None:
-        if self._beside is None:
-            self._beside = BesideReach()
-        return self._beside.compute(data, path, UNREACHABLE_TIMEOUT_S)
+        if self._reach_child is None:
+            self._reach_child = ReachabilityChild()
+        return self._reach_child.compute(data, path, UNREACHABLE_TIMEOUT_S)
 
     async def load_error(
         self, key, data: bytes, path: str | None, companion: bytes | None, companion_path: str | None = None
@@ -182,7 +182,7 @@ class EngineClient:
         that holds a loaded tokenizer and has no request in hand, and stop an unreachable set
         being computed in a forked child (its caller gets EngineError and asks again for the
         version that replaces it). Call it before a build's child starts."""
-        beside = self._beside
+        beside = self._reach_child
         if beside is not None:
             beside.release()
         with self._state:
@@ -210,8 +210,8 @@ class EngineClient:
         return proc.pid if proc is not None and proc.poll() is None else None
 
     def close(self) -> None:
-        if self._beside is not None:
-            self._beside.release()
+        if self._reach_child is not None:
+            self._reach_child.release()
         self._stop()
 
     # ---- one request at a time, in the engine thread -------------------------------------------

@@ -12,8 +12,8 @@ from pygls.uris import from_fs_path
 
 from ..core.detect import MERGES_NAMES, is_chat_template_name
 from ..core.disk_cache import FileCache
-from ..core.files import companion_vocab_path, file_beside, index_file
-from ..core.index import DocumentIndex
+from ..core.index.document import DocumentIndex
+from ..core.index.files import companion_vocab_path, file_beside, index_file
 from ..core.model_folder.chat_template_file import FORMAT as TEMPLATE_FORMAT
 from ..core.model_folder.chat_template_file import TemplateDocument, anchor
 from ..core.model_folder.config_doc import ConfigDocument, is_config_name
@@ -25,7 +25,7 @@ from ..core.model_folder.folder import (
     owns_configs,
     tokenizer_beside,
 )
-from ..core.navigation_build import Navigation, build_navigation
+from ..core.navigation.build import Navigation, build_navigation
 from .snapshot import Snapshot
 from .work import Mode, off_loop
 

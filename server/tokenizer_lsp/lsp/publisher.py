@@ -1,5 +1,5 @@
 """Where every document's findings go: pushed to clients that do not pull, kept for the next
-pull of those that do (push XOR pull, INTERFACE.md), and never a version older than one
+pull of those that do (push XOR pull, docs/architecture.md), and never a version older than one
 already sent (a late job for a replaced version is dropped here whatever it thinks).
 """
 

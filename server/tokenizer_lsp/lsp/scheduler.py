@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from ..core.detect import is_chat_template_name
-from ..core.files import companion_vocab_path, load_vocab_file
-from ..core.index import load_vocabulary
+from ..core.index.build import load_vocabulary
+from ..core.index.files import companion_vocab_path, load_vocab_file
 from ..core.model_folder.chat_template_file import anchor
 from ..core.model_folder.config_doc import is_config_name
 from .documents import DocumentState

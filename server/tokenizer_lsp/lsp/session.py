@@ -14,7 +14,7 @@ import os
 
 from pygls.uris import to_fs_path
 
-from ..core.index import DocumentIndex
+from ..core.index.document import DocumentIndex
 from ..core.text.edits import Change, apply_changes
 from ..runtime import read_ahead
 from . import work

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.index import DocumentIndex
-from ..core.navigation_build import Navigation
+from ..core.index.document import DocumentIndex
+from ..core.navigation.build import Navigation
 from ..core.text.position_map import Pos, Span, range_to_new, to_new, to_old
 from .settings import Settings
 
@@ -21,7 +21,7 @@ class Snapshot:
     spans: tuple[Span, ...]  # the client's edits since the index's version
     encoding: str
     settings: Settings
-    # the index's navigation lookups (core.navigation_build) when built: beside it, not in it
+    # the index's navigation lookups (core.navigation.build) when built: beside it, not in it
     navigation: Navigation | None = None
     uri: str | None = None  # the document's (None: a file on disk, not open)
     path: str | None = None  # its local file, when it has one

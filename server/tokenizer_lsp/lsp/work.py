@@ -24,7 +24,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcContentModified
 
-from ..core import hooks
+from ..core import seams
 
 log = logging.getLogger("tokenizer_lsp")
 
@@ -55,25 +55,25 @@ def _pool(mode: Mode):
 
 
 # the token of the background request whose task is running (asyncio tasks copy it)
-_current: contextvars.ContextVar[hooks.CancelToken | None] = contextvars.ContextVar("request_token", default=None)
+_current: contextvars.ContextVar[seams.CancelToken | None] = contextvars.ContextVar("request_token", default=None)
 
 
-_running: set[hooks.CancelToken] = set()  # the tokens of background requests not yet answered
+_running: set[seams.CancelToken] = set()  # the tokens of background requests not yet answered
 
 
-def current_token() -> hooks.CancelToken | None:
+def current_token() -> seams.CancelToken | None:
     """The cancel token of the background request being handled, if any."""
     return _current.get()
 
 
-def answered(token: hooks.CancelToken) -> bool:
+def answered(token: seams.CancelToken) -> bool:
     """Whether the request of this token has been answered (nothing to cancel any more)."""
     return token not in _running
 
 
-async def off_loop(mode: Mode, token: hooks.CancelToken | None, fn: Callable[..., Any], *args: Any, pool=None) -> Any:
+async def off_loop(mode: Mode, token: seams.CancelToken | None, fn: Callable[..., Any], *args: Any, pool=None) -> Any:
     """fn(*args) in a thread: `pool` (a job's own) or the pool of `mode`. With a token, a
-    trip ends the wait at once with hooks.Cancelled (the thread's result is dropped), and
+    trip ends the wait at once with seams.Cancelled (the thread's result is dropped), and
     the task awaiting this being cancelled trips the token."""
     loop = asyncio.get_running_loop()
     if token is None:
@@ -91,11 +91,11 @@ async def off_loop(mode: Mode, token: hooks.CancelToken | None, fn: Callable[...
         tripped.cancel()
     if not running.done():
         running.add_done_callback(_drop)
-        raise hooks.Cancelled()
+        raise seams.Cancelled()
     return running.result()
 
 
-def _tripped(loop: asyncio.AbstractEventLoop, token: hooks.CancelToken) -> asyncio.Future:
+def _tripped(loop: asyncio.AbstractEventLoop, token: seams.CancelToken) -> asyncio.Future:
     """A future done once the token is tripped (from any thread)."""
     tripped = loop.create_future()
 
@@ -114,14 +114,14 @@ def _tripped(loop: asyncio.AbstractEventLoop, token: hooks.CancelToken) -> async
 
 
 def _drop(fut: asyncio.Future) -> None:
-    if not fut.cancelled() and fut.exception() is not None and not isinstance(fut.exception(), hooks.Cancelled):
+    if not fut.cancelled() and fut.exception() is not None and not isinstance(fut.exception(), seams.Cancelled):
         log.info("work of a cancelled request failed: %s", fut.exception())
 
 
-def beside_result(token: hooks.CancelToken | None, fn: Callable[..., Any], *args: Any) -> Any:
-    """fn(*args) computed beside (a forked child where the platform has fork: core.hooks),
+def in_child_result(token: seams.CancelToken | None, fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args) computed in a forked child where the platform has fork (core.seams.in_child),
     waited for in the calling thread; the token being tripped stops the child."""
-    job = hooks.beside(fn, *args)
+    job = seams.in_child(fn, *args)
     stop = getattr(job, "cancel", None)
     if token is not None and stop is not None:
         token.on_cancel(stop)
@@ -135,7 +135,7 @@ def background_request(handler: Callable) -> Callable:
 
     async def run(ls, params):
         loop = asyncio.get_running_loop()
-        token = hooks.CancelToken()
+        token = seams.CancelToken()
         _running.add(token)
         reset = _current.set(token)
         try:
@@ -171,4 +171,4 @@ def _what(params, handler) -> str:
 
 
 def _was_cancelled(task: asyncio.Future) -> bool:
-    return task.cancelled() or isinstance(task.exception(), hooks.Cancelled)
+    return task.cancelled() or isinstance(task.exception(), seams.Cancelled)

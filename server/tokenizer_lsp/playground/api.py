@@ -1,4 +1,4 @@
-"""The playground's API (INTERFACE Part 4), apart from HTTP: requests in as JSON bytes,
+"""The playground's API (docs/playground.md), apart from HTTP: requests in as JSON bytes,
 answers out as the objects the command line prints, a bad request as ApiError (its HTTP
 status and one line)."""
 

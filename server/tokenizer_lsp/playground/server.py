@@ -1,4 +1,4 @@
-"""The playground's HTTP server: the page, its assets and the API of INTERFACE Part 4.
+"""The playground's HTTP server: the page, its assets and the API of docs/playground.md.
 
 Python's own `http.server` (ThreadingHTTPServer), not a web framework: the server answers
 one person's browser on 127.0.0.1, a handful of routes, and the standard library's request
@@ -8,7 +8,7 @@ users never open. Threads, not asyncio: the work of a request is an engine call
 (tokenizers, tiktoken, sentencepiece) that holds the CPU anyway, and a thread per
 connection keeps the page's next keystroke from waiting behind a slow chat render.
 
-Safe by default, as Jupyter's server (DESIGN.md "Round 4 patterns"):
+Safe by default, as Jupyter's server (docs/playground.md, "Safe by default"):
 - it binds 127.0.0.1 only;
 - every request carries the random token: the `token` query parameter, or the cookie the
   page sets (named by port: cookies do not tell ports apart), else 403;
@@ -200,9 +200,9 @@ class Handler(BaseHTTPRequestHandler):
         if body is not None:
             self._api(lambda: routes[path](body))
             if len(body) >= 64 * 1024:  # a large text's temporaries: back to the system
-                from ..core import hooks
+                from ..core import seams
 
-                hooks.release_memory()
+                seams.release_memory()
 
     def _api(self, call) -> None:
         try:

@@ -1,9 +1,9 @@
 """Optional speed-ups, each with a plain fallback the core uses without them.
 
-- forked: checks and whole builds run in a forked child beside the parent (core.hooks.beside,
-  core.hooks.beside_in_stages); in the server, chat templates' checks (core.hooks.isolated)
-- fast_copy: document versions copied with the interpreter released (core.hooks.splice)
-- malloc: glibc tuning and malloc_trim after an index is dropped (core.hooks.release_memory)
+- forked: checks and whole builds run in a forked child beside the parent (core.seams.in_child,
+  core.seams.stages_in_child); in the server, chat templates' checks (core.seams.isolated)
+- fast_copy: document versions copied with the interpreter released (core.seams.splice)
+- malloc: glibc tuning and malloc_trim after an index is dropped (core.seams.release_memory)
 - threads: the event loop takes the interpreter back from worker threads sooner
 - collector: the startup objects frozen out of the garbage collector's full passes (called
   by cli.py once the server is imported)
@@ -17,21 +17,21 @@ and lsp/ only reads what it needs (processes, read_ahead). Nothing here imports 
 
 from __future__ import annotations
 
-from ..core import hooks
+from ..core import seams
 
 
 def install(serving: bool = False) -> None:
     """Plug the speed-ups into the core's seams (and, for the server, into pygls)."""
     from . import fast_copy, forked, malloc
 
-    hooks.beside = forked.Forked
-    hooks.beside_in_stages = forked.ForkedStages
-    hooks.splice = fast_copy.splice
-    hooks.release_memory = malloc.release_free_memory
+    seams.in_child = forked.Forked
+    seams.stages_in_child = forked.ForkedStages
+    seams.splice = fast_copy.splice
+    seams.release_memory = malloc.release_free_memory
     if serving:
         from . import stdio, threads
 
-        hooks.isolated = forked.isolated  # chat templates' checks: a runaway never holds the server
+        seams.isolated = forked.isolated  # chat templates' checks: a runaway never holds the server
         threads.prefer_event_loop()
         malloc.tune_malloc()
         stdio.install()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ctypes
 import platform
 
-from ..core.hooks import plain_splice
+from ..core.seams import plain_splice
 from .malloc import prefer_huge_pages
 
 _LARGE = 1 << 20
@@ -21,7 +21,7 @@ _CPYTHON = platform.python_implementation() == "CPython"
 
 
 def splice(data: bytes, start: int, end: int, new: bytes) -> bytes:
-    """data[:start] + new + data[end:] (core.hooks.plain_splice is the reference)."""
+    """data[:start] + new + data[end:] (core.seams.plain_splice is the reference)."""
     size = len(data) - (end - start) + len(new)
     if size < _LARGE or not _CPYTHON:
         return plain_splice(data, start, end, new)

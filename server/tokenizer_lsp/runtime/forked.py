@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..core.hooks import BesideFailed, Cancelled
+from ..core.seams import Cancelled, DetachedWorkLost
 
 NICENESS = 10
 _forking = threading.Lock()  # a fork, its before_fork callbacks and its registration, one at a time
@@ -39,7 +39,7 @@ def live_children() -> int:
 
 def before_fork(callback: Callable[[], None]) -> None:
     """Have callback() called before each fork (in the forking thread): a holder of memory
-    in another child (engine/beside.py) lets it go before a build's child starts."""
+    in another child (engine/reachability_child.py) lets it go before a build's child starts."""
     _before_fork.append(callback)
 
 
@@ -252,7 +252,7 @@ class Forked:
 
     def detach(self) -> None:
         """Let go of the arguments: the child has its own copy of them. A child that
-        then fails leaves nothing to compute the result from here (BesideFailed)."""
+        then fails leaves nothing to compute the result from here (DetachedWorkLost)."""
         if not self.pid:  # no child: computed now, as InProcess does
             value = self.fn(*self.args)
             self.fn, self.args = (lambda: value), ()
@@ -270,7 +270,7 @@ class Forked:
 
 
 def _failed() -> Any:
-    raise BesideFailed("the child computing it failed after its arguments were let go of")
+    raise DetachedWorkLost("the child computing it failed after its arguments were let go of")
 
 
 class _SharedPickler(pickle.Pickler):
@@ -294,7 +294,7 @@ class _SharedUnpickler(pickle.Unpickler):
 
 
 class ForkedStages:
-    """core.hooks.beside_in_stages in a forked child: each value of the generator is sent
+    """core.seams.stages_in_child in a forked child: each value of the generator is sent
     as soon as it is made (objects of `shared` by reference, not copied), and read by
     next_stage(). When the child fails at some stage, that stage and the later ones are
     computed here (the generator run again, the values already taken skipped)."""
@@ -356,7 +356,7 @@ class ForkedStages:
 
 
 def isolated(fn: Callable[..., Any], *args: Any) -> Any:
-    """core.hooks.isolated in a forked child (a chat template's checks: pure, small result);
+    """core.seams.isolated in a forked child (a chat template's checks: pure, small result);
     in-process where there is no fork or the child fails, as the default does. The child has
     its own interpreter: the parent's event loop and hovers never wait for its GIL."""
     try:

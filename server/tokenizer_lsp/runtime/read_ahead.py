@@ -1,5 +1,5 @@
 """Texts of large didOpens that the transport (runtime/stdio.py) read straight to UTF-8
-bytes, by (uri, version), until the didOpen handler takes them (lsp/documents.py).
+bytes, by (uri, version), until the didOpen handler takes them (lsp/session.py).
 
 A store of its own so that the transport never imports the server's code: runtime/ sits
 below lsp/, which reads from here.

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from ..core.formats.json_layout import escaped
+from ..core.formats.json.layout import escaped
 from . import read_ahead
 
 

@@ -3,7 +3,7 @@
 - tokenizer.json: `tokenizers.Tokenizer.from_str`.
 - vocab.json + merges: `BPE.from_file(vocab, merges)` (tokenizers' own reader of both files,
   so a header, a blank line or a stray BOM mean what they mean there) with a
-  ByteLevel(add_prefix_space=False) pre-tokenizer and a ByteLevel decoder (INTERFACE.md),
+  ByteLevel(add_prefix_space=False) pre-tokenizer and a ByteLevel decoder (docs/features.md),
   plus the entries of an added_tokens.json beside the vocab.json (core/behaviour/folder_added.py).
 - .tiktoken: the ranks read as tiktoken's `load_tiktoken_bpe` reads them, and the split
   pattern of the known encoding the file is (by content or by name), else `pattern`.
@@ -22,8 +22,8 @@ import tempfile
 
 from .. import detect
 from ..decoding.tokens import Scheme
-from ..files import companion_vocab_path, file_beside
-from ..formats.json_scheme import _decoder_prefix, _word_suffix, scheme_of
+from ..formats.json.scheme import _decoder_prefix, _word_suffix, scheme_of
+from ..index.files import companion_vocab_path, file_beside
 from .loaded import LoadedTokenizer, LoadError, TokenDecoding
 
 # tiktoken_ext/openai_public.py (tiktoken 0.14): each encoding's expected SHA-256 of its
@@ -140,7 +140,7 @@ def companion_path_of(data: bytes, path: str | None) -> str | None:
 
 def token_decoding(engine) -> TokenDecoding:
     """How a tokenizers.Tokenizer's token strings decode, from its own components (the same
-    rule the file's hovers follow: core/formats/json_scheme.py)."""
+    rule the file's hovers follow: core/formats/json/scheme.py)."""
 
     def state(component):
         return json.loads(component.__getstate__()) if component is not None else None
@@ -193,7 +193,7 @@ def _load_pair(
                 f.write(merges)
             model = BPE.from_file(v, m)
     except Exception as e:  # noqa: BLE001 (tokenizers raises a bare Exception)
-        from ..index import load_vocabulary
+        from ..index.build import load_vocabulary
 
         def vocabulary():
             return load_vocabulary(vocab, vocab_path)
@@ -307,7 +307,7 @@ def known_encodings_said() -> str:
 def _refusal(files, path: str | None, engine_message: str, engine: str = "tokenizers") -> str:
     """Our own error findings (json-syntax, schema, merge-unknown-token, tiktoken-malformed...)
     with line:column, for each file; the engine's own words only when we found nothing."""
-    from ..index import build_index
+    from ..index.build import build_index
 
     lines: list[str] = []
     total = 0

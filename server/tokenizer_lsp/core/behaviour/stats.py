@@ -15,8 +15,8 @@ import weakref
 from collections import Counter
 from itertools import pairwise
 
-from ..decoded_listing import entries
 from ..decoding.display import visible_text
+from ..decoding.listing import entries
 from ..decoding.tokens import decode_token
 from ..decoding.utf8 import Utf8Kind
 
@@ -24,7 +24,7 @@ LONGEST = 10  # longest tokens listed
 _cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # index -> what never changes for it
 
 
-# models unreachable-token does not cover (INTERFACE: BPE only): check reports none for them
+# models unreachable-token does not cover (BPE only: docs/features.md): check reports none for them
 _NOT_TESTED_MODELS = ("WordPiece", "WordLevel", "Unigram")
 
 

@@ -1,0 +1,3 @@
+"""Chat templates: found as transformers finds them, rendered in its sandbox, checked on the
+standard chats.
+"""

@@ -1,5 +1,5 @@
 """The chats a template is rendered with when the user gives none: the sample chat of
-`render` and the standard chats of the checks (INTERFACE Part 4; listed in
+`render` and the standard chats of the checks (docs/guides/check-a-chat-template.md; listed in
 docs/guides/check-a-chat-template.md so anyone can reproduce a finding with transformers).
 
 Each chat is the keyword arguments of `apply_chat_template` (messages, tools, ...), the way

@@ -1,4 +1,4 @@
-"""The chat-template checks of one template (INTERFACE Part 4 "Chat-template checks"):
+"""The chat-template checks of one template (docs/guides/check-a-chat-template.md):
 chat-template-syntax, -render, -rejects, -double-bos, -stop-token, -generation-prompt,
 -clock and -portability. Each finding is in characters of the template's text; the caller
 maps them into its file (a .jinja file, or the JSON string of tokenizer_config.json).
@@ -83,16 +83,16 @@ def _key(source: str, ctx: ChatContext, portability: bool) -> tuple:
 
 
 def template_findings(source: str, ctx: ChatContext, portability: bool = True) -> list[TemplateFinding]:
-    """The findings of one template, computed through core.hooks.isolated (a forked child in
+    """The findings of one template, computed through core.seams.isolated (a forked child in
     the server: the template is untrusted code) and kept for the same template and tokenizer
     facts (the folder's configs are re-checked after every tokenizer edit; the template's
     findings do not change with them)."""
-    from .. import hooks
+    from .. import seams
 
     key = _key(source, ctx, portability)
     found = _CACHE.get(key)
     if found is None:
-        found = hooks.isolated(_compute, source, ctx, portability)
+        found = seams.isolated(_compute, source, ctx, portability)
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = found

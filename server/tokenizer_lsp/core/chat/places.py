@@ -1,4 +1,4 @@
-"""Where a model folder's chat templates live, and which one takes effect (INTERFACE Part 4
+"""Where a model folder's chat templates live, and which one takes effect (docs/guides/check-a-chat-template.md
 "Where a chat template lives").
 
 The order is transformers 5.24's (`PreTrainedTokenizerBase.from_pretrained` /

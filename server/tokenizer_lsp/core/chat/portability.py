@@ -1,8 +1,9 @@
 """The analysis behind `chat-template-portability`: the constructs of a chat template that
 another widely used Jinja engine rejects or renders differently.
 
-- llama.cpp and huggingface.js: their sources were read into portability_tables.py; the
-  template's jinja2 syntax tree is walked and each construct checked against those tables.
+- llama.cpp and huggingface.js: their sources were read into portability_tables.py and
+  portability_hfjs_tables.py; the template's jinja2 syntax tree is walked and each construct
+  checked against those tables.
 - MiniJinja (TGI, mistral.rs): the template is rendered with the `minijinja` package, set up as
   TGI's router/src/infer/chat_template.rs sets it up, and compared with jinja2's rendering.
 
@@ -24,6 +25,7 @@ from jinja2.lexer import TokenStream, operators
 from jinja2.parser import Parser
 from jinja2.sandbox import modifies_known_mutable
 
+from . import portability_hfjs_tables as HT
 from . import portability_tables as T
 from .portability_minijinja import minijinja_issues
 
@@ -350,31 +352,31 @@ def _plain_literal(body: str, quote: str) -> str | None:
 def _rule(engine: str, key: tuple) -> T.Rule | None:
     kind, name = key
     llama = engine == T.LLAMA
-    rules = T.LLAMA_RULES if llama else T.HFJS_RULES
+    rules = T.LLAMA_RULES if llama else HT.HFJS_RULES
     if key in rules:
         return rules[key]
-    if kind == "filter" and name in T.JINJA_FILTERS and name not in (T.LLAMA_FILTERS if llama else T.HFJS_FILTERS):
+    if kind == "filter" and name in T.JINJA_FILTERS and name not in (T.LLAMA_FILTERS if llama else HT.HFJS_FILTERS):
         src = "value.cpp get_builtins" if llama else "runtime.ts applyFilter"
         return T.Rule(T.REJECTS, "has no such filter", "", src)
-    if kind == "filter-parens" and not llama and name in T.HFJS_FILTERS and name not in T.HFJS_FILTERS_WITH_ARGS:
+    if kind == "filter-parens" and not llama and name in HT.HFJS_FILTERS and name not in HT.HFJS_FILTERS_WITH_ARGS:
         return T.Rule(
             T.REJECTS, "knows this filter only without parentheses", "no parentheses", "runtime.ts applyFilter"
         )
-    if kind == "test" and name in T.JINJA_TESTS and name not in (T.LLAMA_TESTS if llama else T.HFJS_TESTS):
+    if kind == "test" and name in T.JINJA_TESTS and name not in (T.LLAMA_TESTS if llama else HT.HFJS_TESTS):
         src = "value.cpp global_builtins test_is_*" if llama else "runtime.ts Environment.TESTS"
         return T.Rule(T.REJECTS, "has no such test", "", src)
-    if kind == "method" and name not in (T.LLAMA_METHODS if llama else T.HFJS_METHODS):
+    if kind == "method" and name not in (T.LLAMA_METHODS if llama else HT.HFJS_METHODS):
         src = "value.cpp get_builtins" if llama else "runtime.ts StringValue/ObjectValue.builtins"
         return T.Rule(T.REJECTS, "has no such method", "", src)
-    if kind == "loop" and name in T.LOOP_ATTRIBUTES_JINJA and name not in (T.LLAMA_LOOP if llama else T.HFJS_LOOP):
+    if kind == "loop" and name in T.LOOP_ATTRIBUTES_JINJA and name not in (T.LLAMA_LOOP if llama else HT.HFJS_LOOP):
         src = "runtime.cpp for_statement::execute_impl" if llama else "runtime.ts evaluateFor"
         effect = T.REJECTS if name in ("cycle", "changed") else T.DIFFERS
         does = "has no such loop attribute" + ("" if effect == T.REJECTS else " (it is undefined)")
         return T.Rule(effect, does, "", src)
-    if kind == "global" and name in (T.LLAMA_GLOBALS_MISSING if llama else T.HFJS_GLOBALS_MISSING):
+    if kind == "global" and name in (T.LLAMA_GLOBALS_MISSING if llama else HT.HFJS_GLOBALS_MISSING):
         src = "value.cpp global_builtins" if llama else "runtime.ts setupGlobals"
         return T.Rule(T.REJECTS, "has no such global function", "", src)
-    if kind == "escape" and name not in (T.LLAMA_ESCAPES if llama else T.HFJS_ESCAPES):
+    if kind == "escape" and name not in (T.LLAMA_ESCAPES if llama else HT.HFJS_ESCAPES):
         src = "lexer.h escape_chars" if llama else "lexer.ts ESCAPE_CHARACTERS"
         return T.Rule(T.REJECTS, "has no such escape in string literals", "the character itself", src)
     return None

@@ -1,6 +1,6 @@
 """Findings on a GGUF's tokenizer (core/formats/gguf): its own consistency, and, with the HF
 folder it was converted from (beside the file, or given: `check model.gguf HF_DIR`), every
-`gguf-*` code of INTERFACE Part 3 (gguf_source.py).
+`gguf-*` code of docs/formats/gguf.md (gguf_source.py).
 
 Alone: special ids in range and of a type that can be special (`special-id`), merges that
 name tokens (`merge-unknown-token`, `merge-result-missing`), the `pre` name llama.cpp must
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from ..formats.gguf.pre_table import NAMES
+from ..formats.gguf.pre_names import NAMES
 from ..formats.gguf.rows import K
 from ..formats.table import TableFinding, TokenTable
 from . import _q

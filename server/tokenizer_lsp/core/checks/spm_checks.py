@@ -1,4 +1,4 @@
-"""Checks of a SentencePiece `.model` table (INTERFACE Part 3 "New checks"): the byte
+"""Checks of a SentencePiece `.model` table (docs/formats/sentencepiece.md): the byte
 pieces byte_fallback needs, the special ids of the trainer spec, and (with the engine)
 the pieces its own encode never produces."""
 
@@ -77,10 +77,10 @@ def unreachable(table: TokenTable) -> list[TableFinding]:
     (BYTE, CONTROL, UNKNOWN, USER_DEFINED and UNUSED pieces are left out: the engine emits
     those by rule, or never). With add_dummy_prefix the engine puts `▁` before the text:
     a piece starting with `▁` is encoded without it, any other after `«` (whose own pieces
-    are dropped), as INTERFACE's prefix-space rule says."""
+    are dropped), as the prefix-space rule of `unreachable-token` says."""
     if table.source is None:
         return []
-    from ..behaviour.reachability_findings import message
+    from ..behaviour.reachability.findings import message
     from ..formats.sentencepiece.engine import processor
 
     sp = processor(table.source)

@@ -1,4 +1,4 @@
-"""Checks of a WordPiece vocab.txt table (INTERFACE Part 3 "New checks")."""
+"""Checks of a WordPiece vocab.txt table (docs/formats/wordpiece.md)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ and that encodes as before (except a removed merge, which is the point).
 
 from __future__ import annotations
 
-from ..index import DocumentIndex
+from ..index.document import DocumentIndex
 from .fix import FIX_ALL, QUICKFIX, REWRITE, Edit, Fix
 
 __all__ = ["FIX_ALL", "QUICKFIX", "REWRITE", "Edit", "Fix", "fixes_for", "rewrites_at", "safe_fixes"]

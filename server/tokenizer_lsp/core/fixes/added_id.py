@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from ..formats.json_components import member_span
-from ..formats.json_doc import JsonDocument
-from ..formats.json_layout import array_element_spans, value_span
-from ..index import DocumentIndex
+from ..formats.json.components import member_span
+from ..formats.json.doc import JsonDocument
+from ..formats.json.layout import array_element_spans, value_span
+from ..index.document import DocumentIndex
 from .fix import QUICKFIX, Fix
 
 

@@ -17,9 +17,9 @@ from itertools import chain, repeat
 
 from ..checks import readings
 from ..decoding.tokens import Scheme
-from ..formats.json_doc import JsonDocument
-from ..formats.json_layout import trailing_array_end, value_span
-from ..index import DocumentIndex
+from ..formats.json.doc import JsonDocument
+from ..formats.json.layout import trailing_array_end, value_span
+from ..index.document import DocumentIndex
 from .fix import REWRITE, Edit, Fix
 
 _W = rb"[ \t\r\n]*"

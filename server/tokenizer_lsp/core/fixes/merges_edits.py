@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..formats.merges_doc import MergesDocument
-from ..index import DocumentIndex
+from ..formats.merges.doc import MergesDocument
+from ..index.document import DocumentIndex
 from .fix import QUICKFIX, Fix
 
 _WS = b" \t\r\n"

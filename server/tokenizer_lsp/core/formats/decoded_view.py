@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import orjson
 
-from ..decoded_listing import text_row_and_stored
+from ..decoding.listing import text_row_and_stored
 from ..decoding.utf8 import classify
 from . import registry
 from .table import TokenTable

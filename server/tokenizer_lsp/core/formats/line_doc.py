@@ -8,7 +8,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from ..model import Finding
-from .json_doc import TokenRef
+from .json.doc import TokenRef
 
 _EOL = re.compile(rb"(\r\n|\r|\n)")
 

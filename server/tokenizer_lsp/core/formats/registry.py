@@ -16,7 +16,7 @@ A plug-in is a module `core/formats/<name>/__init__.py` exposing `PLUGIN`, an ob
     def read_bytes(data: bytes, path: str | None) -> TokenTable
         # the same from bytes in memory (an editor's unsaved text; tests)
     def encode(table: TokenTable, text: str, special: bool, folder: str | None) -> list[int]
-        # exactly as the format's own library encodes (INTERFACE Part 3 "encode")
+        # exactly as the format's own library encodes (docs/cli.md, encode)
 
 Optional (additive; a plug-in without them still works everywhere):
 
@@ -31,7 +31,7 @@ Optional (additive; a plug-in without them still works everywhere):
     def row_kind(table, row) -> str # decode's "kind" (default: BYTE rows byte-fallback,
         # special rows special, the rest literal)
     def diff_flags(table) -> dict   # the model flags diff compares with a tokenizer.json's
-    def diff_side(table, path)      # a whole core.behaviour.diff_sides.Side, instead of
+    def diff_side(table, path)      # a whole core.behaviour.diff.sides.Side, instead of
         # cli/tables.py table_side()'s (pieces, scores, specials as added tokens, bytes)
 
 Shared checks (duplicate-token, utf8-fragment) run on every table: core/checks/tables.py.

@@ -33,7 +33,7 @@ class TableRow(NamedTuple):
 
     id: int
     token: str  # the piece as stored (tekken: token_str, or token_bytes' base64 where it is null)
-    data: bytes  # what the piece stands for (INTERFACE Part 3: `bytes` of a decode row)
+    data: bytes  # what the piece stands for (docs/cli.md, decode: `bytes` of a row)
     type: str | None = None  # one of PIECE_TYPES, where the format has types
     score: float | None = None  # where the format has scores
     special: bool = False

@@ -18,7 +18,7 @@ from bisect import bisect_left, bisect_right
 from ..decoding.tokens import Decoded, Scheme
 from ..decoding.utf8 import classify
 from ..model import Finding, Vocabulary
-from .json_doc import TokenRef
+from .json.doc import TokenRef
 from .table import TableFinding, TokenTable
 
 # format -> (scheme, WordPiece prefix), for plug-ins that do not say (a plug-in's `scheme`)

@@ -2,7 +2,7 @@
 NAME.jinja) as a document the server serves: the template checks of core/chat on its bytes,
 its special-token literals (hover, definition) as the config file's chat_template has them.
 
-Served only with a tokenizer in its model folder (INTERFACE Part 4: "a .jinja file is a
+Served only with a tokenizer in its model folder (docs/guides/check-a-chat-template.md: "a .jinja file is a
 template when it stands beside a tokenizer"); elsewhere it is not a file this tool reports on.
 """
 
@@ -12,7 +12,7 @@ import os
 from bisect import bisect_right
 
 from ..detect import chat_template_folder
-from ..document_index import DocumentIndex
+from ..index.document import DocumentIndex
 from .checks import _template as template_token_findings
 from .config_doc import ConfigItem, special_literals
 from .folder import Folder

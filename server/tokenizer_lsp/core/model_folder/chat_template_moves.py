@@ -1,4 +1,4 @@
-"""The two moves of a chat template (INTERFACE Part 4 "Chat templates in an editor"):
+"""The two moves of a chat template (docs/guides/check-a-chat-template.md, In an editor):
 tokenizer_config.json's `chat_template` string to chat_template.jinja, and back. Each leaves a
 folder whose template transformers loads (AutoTokenizer.from_pretrained) renders exactly as
 before: transformers 5.24 reads chat_template.jinja with `open(..., encoding="utf-8")`, which

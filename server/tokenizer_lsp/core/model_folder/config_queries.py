@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..decoding.display import code_span
-from ..index import DocumentIndex
-from ..pieces import Piece
+from ..index.document import DocumentIndex
+from ..navigation.pieces import Piece
 from .config_doc import ConfigDocument, ConfigItem
 from .facts import TokenizerFacts
 

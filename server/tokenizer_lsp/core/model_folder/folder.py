@@ -11,10 +11,10 @@ import orjson
 
 from .. import detect
 from ..disk_cache import FileCache
-from ..document_index import DocumentIndex
-from ..formats.json_doc import JsonDocument
-from ..formats.json_errors import _locate
-from ..formats.json_parse import parse_deferring_merges
+from ..formats.json.doc import JsonDocument
+from ..formats.json.errors import _locate
+from ..formats.json.parse import parse_deferring_merges
+from ..index.document import DocumentIndex
 from ..model import Vocabulary
 from .checks import config_findings
 from .config_doc import CONFIG_NAMES, ConfigDocument, is_config_name

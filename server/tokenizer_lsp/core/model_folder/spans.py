@@ -11,7 +11,7 @@ import re
 
 import orjson
 
-from ..formats.json_layout import STRING
+from ..formats.json.layout import STRING
 
 _SCALAR = rb'[^\s\[\]{}:,"]+'
 _TOKEN = re.compile(rb"\s*(" + STRING + rb"|[\[\]{}:,]|" + _SCALAR + rb")")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .. import hooks
+from .. import seams
 from .lines import LineIndex
 
 
@@ -54,7 +54,7 @@ def apply_changes(
         b = lines.offset(ch.end[0], ch.end[1], encoding)
         if b < a:
             a, b = b, a
-        data = hooks.splice(data, a, b, new)
+        data = seams.splice(data, a, b, new)
         if edits is not None:
             edits.append((a, b, new))
         i += 1
@@ -115,7 +115,7 @@ def _apply_on_line(data: bytes, lines: LineIndex, changes: list[Change], encodin
         b = a + len(line[ca:cb].encode("utf-8", "surrogatepass"))
         edits.append((a, b, text.encode("utf-8", "surrogatepass")))
         line = line[:ca] + text + line[cb:]
-    return hooks.splice(data, ls, le, line.encode("utf-8", "surrogatepass")), edits
+    return seams.splice(data, ls, le, line.encode("utf-8", "surrogatepass")), edits
 
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")

@@ -8,19 +8,19 @@ own hovers and findings the server serves when it is opened as a document. The e
 reads the file.
 
 The rows of a large vocabulary (262k for Gemma 3) are rendered in a forked child where
-the platform has fork (core.hooks.beside; stopped when the request is cancelled), off the event loop; the answer,
+the platform has fork (core.seams.in_child; stopped when the request is cancelled), off the event loop; the answer,
 tens of megabytes, is written as JSON as it is.
 """
 
 from __future__ import annotations
 
-from ...core.decoded_listing import listing
+from ...core.decoding.listing import listing
 from ...core.formats import registry
 from ...core.formats.decoded_view import rows_and_spans, view_text
 from ...core.formats.table import FormatError
 from ..lsp_types import JsonResult
 from ..session import uri_to_path
-from ..work import Mode, beside_result, current_token, off_loop
+from ..work import Mode, current_token, in_child_result, off_loop
 from . import CommandError, open_tokenizer
 
 NAME = "tokenizer-lsp.decodedVocabulary"
@@ -43,7 +43,7 @@ async def run(ls, arguments: list):
         )
         return JsonResult({"text": text, "rows": rows})
     token = current_token()
-    text, rows = await off_loop(Mode.BACKGROUND, token, beside_result, token, listing, idx)
+    text, rows = await off_loop(Mode.BACKGROUND, token, in_child_result, token, listing, idx)
     return JsonResult({"text": text, "rows": rows})
 
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import zlib
 
-from ...core.behaviour.diff import compare, with_text
-from ...core.behaviour.diff_report import render
-from ...core.behaviour.diff_sides import DiffError, read_side
+from ...core.behaviour.diff.compare import compare, with_text
+from ...core.behaviour.diff.report import render
+from ...core.behaviour.diff.sides import DiffError, read_side
 from ...core.behaviour.loaded import LoadError
 from ..engine_client import EngineError, companion_bytes
 from ..lsp_types import JsonResult
 from ..session import uri_to_path
-from ..work import Mode, beside_result, current_token, off_loop
+from ..work import Mode, current_token, in_child_result, off_loop
 from . import CommandError
 
 
@@ -33,7 +33,7 @@ async def run(ls, arguments: list):
         raise CommandError('tokenizer-lsp.diff: options.text must be a string')
     old, new = await _source(ls, arguments[0]), await _source(ls, arguments[1])
     token = current_token()
-    d = await off_loop(Mode.BACKGROUND, token, beside_result, token, _compare, old[1:4], new[1:4])
+    d = await off_loop(Mode.BACKGROUND, token, in_child_result, token, _compare, old[1:4], new[1:4])
     if isinstance(d, str):
         raise CommandError(d)
     if text is not None:

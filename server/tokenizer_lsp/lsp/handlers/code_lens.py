@@ -18,7 +18,9 @@ from ..chat_render import render_document
 from ..lsp_types import JsonResult
 
 OPTIONS = types.CodeLensOptions(resolve_provider=False)
-PREVIEW = "tokenizerLsp.openPlayground"  # INTERFACE Part 4: "Preview" opens the playground in chat mode
+PREVIEW = (
+    "tokenizerLsp.openPlayground"  # docs/guides/check-a-chat-template.md: "Preview" opens the playground in chat mode
+)
 _SHORT = 80
 
 

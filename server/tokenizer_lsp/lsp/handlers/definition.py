@@ -7,7 +7,7 @@ from lsprotocol import types
 
 from ...core.model_folder.config_queries import named_by
 from ...core.model_folder.folder import facts_of_index
-from ...core.navigation_queries import added_entry, producing_merge, vocab_entry
+from ...core.navigation.queries import added_entry, producing_merge, vocab_entry
 from ..lsp_types import location, navigable_piece
 from ..paired import config_context, paired
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ...core.outline import outline
+from ...core.navigation.outline import outline
 from ..lsp_types import lsp_range
 
 _KIND = {

@@ -11,7 +11,7 @@ import logging
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 
-from ...core.hooks import Cancelled
+from ...core.seams import Cancelled
 from ..commands import CommandError
 
 log = logging.getLogger("tokenizer_lsp")

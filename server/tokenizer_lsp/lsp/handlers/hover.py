@@ -14,7 +14,7 @@ from ...core.model_folder.chat_template_hover import (
 )
 from ...core.model_folder.config_queries import describe, named_by, token_piece
 from ...core.model_folder.folder import facts_of_index
-from ...core.pieces import piece_at
+from ...core.navigation.pieces import piece_at
 from ..lsp_types import lsp_range
 from ..paired import config_context, paired
 from ..render.hover import hover_markdown

@@ -9,10 +9,10 @@ from itertools import chain
 import orjson
 from lsprotocol import types
 
-from ...core.merge_layout import RangeRun
+from ...core.formats.json.merge_layout import RangeRun
 from ...core.model_folder.config_queries import config_occurrences, named_by
 from ...core.model_folder.folder import facts_of_index
-from ...core.navigation_queries import reference_ranges, references
+from ...core.navigation.queries import reference_ranges, references
 from ..lsp_types import JsonResult, navigable_piece
 from ..paired import config_context, config_snapshots, paired
 

@@ -8,7 +8,7 @@ import os
 from lsprotocol import types
 
 from ...core.decoding.display import visible_text
-from ...core.navigation_build import MAX_SYMBOLS
+from ...core.navigation.build import MAX_SYMBOLS
 from ..lsp_types import location
 
 

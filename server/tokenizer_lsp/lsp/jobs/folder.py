@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable
 
 from ...core.detect import chat_template_folder, is_chat_template_name
-from ...core.files import VOCAB_NAMES
+from ...core.index.files import VOCAB_NAMES
 from ...core.model_folder.config_doc import is_config_name
 from ...core.model_folder.folder import TOKENIZER_NAMES
 from ..paired import closed_config_diagnostics

@@ -1,5 +1,5 @@
 """Indexing a document: its queued changes applied, an index built, its findings published,
-then the lookups hovers need. Latest wins (rust-analyzer's revisions, DESIGN.md):
+then the lookups hovers need. Latest wins (rust-analyzer's revisions; docs/architecture.md):
 
 - one build at a time per document, and at most one more wanted: a debounce timer that
   fires while a build runs marks it to go round once more, it never queues a task (each
@@ -23,15 +23,16 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
-from ...core import hooks
+from ...core import seams
 
 # imported with the server, not on first use: the first keystroke imported the typing fast
 # path on the indexer thread (compiling it, without a cached .pyc, holds the interpreter:
 # the first hover after it took 8 ms), and each re-parse's forked child imported the
 # format plug-ins again (30 ms of every re-parse)
-from ...core.formats import decoded_view, incremental  # noqa: F401
-from ...core.index import DocumentIndex, collector_paused
-from ...core.staged_build import build_index_beside
+from ...core.formats import decoded_view  # noqa: F401
+from ...core.formats.json import incremental  # noqa: F401
+from ...core.index.document import DocumentIndex, collector_paused
+from ...core.index.staged import build_index_in_child
 from ...core.text.edits import apply_changes, coalesced
 from ..progress import indexing_progress
 from ..render.diagnostics import diagnostics_for
@@ -46,7 +47,7 @@ class _Flight:
 
     timer: asyncio.TimerHandle | None = None
     task: asyncio.Future | None = None
-    token: hooks.CancelToken | None = None  # the running build's, until its index is adopted
+    token: seams.CancelToken | None = None  # the running build's, until its index is adopted
     again: bool = False  # the timer fired while a build ran: one more round after it
     rebuild: bool = False  # built again even when the text did not change (settings did)
 
@@ -151,7 +152,7 @@ class Indexing:
         doc.jobs.built_from = version  # edits after this one are mapped apart from those before
         caused_here = bool(queued) or doc.served.index is None
         base, edits = doc.served.index, doc.jobs.pending
-        token = f.token = hooks.CancelToken()
+        token = f.token = seams.CancelToken()
         # a large document's first index is shown as work-done progress, begun before its
         # first diagnostics; the client's answer to the create is never waited for here
         progress = (
@@ -188,7 +189,7 @@ class Indexing:
                         token,
                         pool=self.executor,
                     )
-                except hooks.Cancelled:
+                except seams.Cancelled:
                     log.info("%s v%s: dropped (v%s came)", uri.rsplit("/", 1)[-1], version, doc.text.version)
                     return
             del data
@@ -240,7 +241,7 @@ class Indexing:
             return data, coalesced(edits + applied, base.data)
 
     def _index(
-        self, data: bytes, path: str | None, assume: bool, base, edits, step, carrying, token: hooks.CancelToken
+        self, data: bytes, path: str | None, assume: bool, base, edits, step, carrying, token: seams.CancelToken
     ):
         """(index, diagnostics) of data; `step(message, percentage)` is told when the checks
         start. `carrying`: the last unreachable-token set, rendered with the findings when the
@@ -269,10 +270,10 @@ class Indexing:
                 return idx
         token.check()
         # built beside: the parse's small objects would pin the interpreter's arenas here
-        return build_index_beside(data, path, lambda: self.companion(path), assume, cancel=token)
+        return build_index_in_child(data, path, lambda: self.companion(path), assume, cancel=token)
 
 
 def _prepare_lookups(idx: DocumentIndex) -> None:
     with collector_paused():
         idx.prepare_lookups()
-    hooks.release_memory()  # the parsed vocab and merges were just dropped
+    seams.release_memory()  # the parsed vocab and merges were just dropped

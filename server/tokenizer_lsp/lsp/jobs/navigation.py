@@ -15,8 +15,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from ...core import hooks
-from ...core.index import DocumentIndex, collector_paused
+from ...core import seams
+from ...core.index.document import DocumentIndex, collector_paused
 from ..work import Mode, off_loop
 
 log = logging.getLogger("tokenizer_lsp")
@@ -74,7 +74,7 @@ class Navigation:
         await doc.quiet_for(SETTLE_S if w.built_once else FIRST_SETTLE_S)
 
     async def _navigate(self, doc, w: _Wanted) -> None:
-        from ...core.navigation_build import navigation_job
+        from ...core.navigation.build import navigation_job
 
         try:
             while w.version is not None and self.session.documents.get(doc.uri) is doc:
@@ -97,7 +97,7 @@ class Navigation:
                     del idx
                     try:
                         navigation = await off_loop(Mode.BACKGROUND, None, job.result, pool=self.executor)
-                    except hooks.BesideFailed:
+                    except seams.DetachedWorkLost:
                         navigation = await self._here(doc, parse_id)
                     del job
                 except Exception:
@@ -133,7 +133,7 @@ class Navigation:
 
 
 def _build_here(idx: DocumentIndex):
-    from ...core.navigation_build import build_navigation
+    from ...core.navigation.build import build_navigation
 
     with collector_paused():
         return build_navigation(idx)
@@ -142,4 +142,4 @@ def _build_here(idx: DocumentIndex):
 def _id_table(idx: DocumentIndex) -> None:
     with collector_paused():
         idx.token_of_id(0)
-    hooks.release_memory()  # the lookups came as a pickle of several MB, now freed
+    seams.release_memory()  # the lookups came as a pickle of several MB, now freed

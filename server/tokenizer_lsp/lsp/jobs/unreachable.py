@@ -28,14 +28,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...core.behaviour.loaded import LoadError
-from ...core.behaviour.reachability_findings import (
+from ...core.behaviour.reachability.findings import (
     CODE,
     UnreachableEntry,
     compact_entries,
     unreachable_findings,
     with_unreachable,
 )
-from ...core.index import DocumentIndex
+from ...core.index.document import DocumentIndex
 from ..documents import DocumentState
 from ..engine_client import EngineError, companion_bytes
 from ..render.diagnostics import diagnostics_for
@@ -180,7 +180,7 @@ class Unreachable:
         r.shown = version if r.entries else None
         # a client that pulls and cannot be asked to pull again (Neovim 0.11) gets the set
         # with its next pull (after an edit); pushing it beside would break "pushed or
-        # pulled, never both" (INTERFACE.md)
+        # pulled, never both" (docs/architecture.md, "Architecture invariants")
         self.publisher.findings(doc, diags, version, caused_here=False)
 
     # ---- computed ------------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""How answers are shown to an LSP client: hover markdown, inlay hint labels, diagnostics."""

@@ -10,7 +10,7 @@ from collections import Counter
 
 from lsprotocol import types
 
-from ...core.index import DocumentIndex
+from ...core.index.document import DocumentIndex
 from ..settings import Settings
 
 SOURCE = "tokenizer-lsp"

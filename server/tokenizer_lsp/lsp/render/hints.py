@@ -6,8 +6,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from ...core.decoding.display import clipped, hex_bytes, visible_text
-from ...core.index import DocumentIndex
-from ...core.pieces import pieces
+from ...core.index.document import DocumentIndex
+from ...core.navigation.pieces import pieces
 
 MAX_LABEL = 40  # VS Code cuts labels at 43 characters
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ...core.decoding.display import clipped, code_points, code_span, escaped, hex_bytes, visible_text
 from ...core.decoding.tokens import Kind
 from ...core.decoding.utf8 import Utf8Kind, describe_fragment
-from ...core.index import DocumentIndex
-from ...core.pieces import Piece
+from ...core.index.document import DocumentIndex
+from ...core.navigation.pieces import Piece
 from .merge_tree import merge_lines
 
 
@@ -36,7 +36,7 @@ def _more(n: int) -> str:
 
 
 def hover_markdown(idx: DocumentIndex, p: Piece, navigation=None) -> str:
-    """navigation: the index's navigation lookups (core.navigation_build), when built."""
+    """navigation: the index's navigation lookups (core.navigation.build), when built."""
     d = p.decoded
     head_data, left = clipped(d.data, MAX_BYTES)
     shown = visible_text(head_data) + ("…" if left else "")

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from ...core.decoding.display import clipped, code_span, visible_text
-from ...core.index import DocumentIndex
-from ...core.navigation_build import Navigation
-from ...core.navigation_queries import CUT, merge_tree, split_tree
-from ...core.pieces import Piece
-from ...core.tiktoken_split import inferred_split, rank_lookup
+from ...core.formats.tiktoken.split import inferred_split, rank_lookup
+from ...core.index.document import DocumentIndex
+from ...core.navigation.build import Navigation
+from ...core.navigation.pieces import Piece
+from ...core.navigation.queries import CUT, merge_tree, split_tree
 
 MAX_DEPTH, MAX_NODES = 6, 40
 

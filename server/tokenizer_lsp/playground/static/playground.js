@@ -395,7 +395,7 @@
       });
       this.list.appendChild(row2);
     }
-    /** The request of INTERFACE's render: {"messages", "tools"?, "add_generation_prompt"}. */
+    /** The request of the render API (docs/playground.md): {"messages", "tools"?, "add_generation_prompt"}. */
     request() {
       const messages = Array.from(this.list.querySelectorAll(".message")).map((row2) => ({
         role: row2.querySelector("select").value,

@@ -1,4 +1,4 @@
-"""The GGUF plug-in (INTERFACE Part 3): the tokenizer inside a llama.cpp model file.
+"""The GGUF plug-in (docs/formats/gguf.md): the tokenizer inside a llama.cpp model file.
 
 Only the metadata is read (reader.py: a memory map walked up to the end of the key/value
 section, every count checked against the file size), so a multi-GB model opens like a

@@ -27,7 +27,8 @@ import threading
 import weakref
 
 from ..table import FormatError, TokenTable
-from .pre_table import NAMES, TYPES
+from .pre_names import NAMES
+from .pre_types import TYPES
 
 # engine per table, by identity (a TokenTable is unhashable), dropped with the table
 _CACHE: dict[int, object] = {}

@@ -15,7 +15,7 @@ only the metadata's pages are touched), and checks every count and length agains
 bytes left in the file before it allocates anything. GGUFReader stays the reference the
 tests compare our arrays with.
 
-Format (ggml's docs/gguf.md): magic "GGUF", uint32 version (2, 3; 1 had 32-bit counts),
+Format (https://github.com/ggml-org/ggml/blob/master/docs/gguf.md): magic "GGUF", uint32 version (2, 3; 1 had 32-bit counts),
 uint64 tensor count, uint64 key count, then per key: string key, uint32 value type, value.
 A string is uint64 length + UTF-8 bytes; an array is uint32 element type, uint64 count,
 elements. Little-endian (a big-endian file, version bytes swapped, is refused by name).

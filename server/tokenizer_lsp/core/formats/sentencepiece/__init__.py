@@ -1,4 +1,4 @@
-"""The SentencePiece `.model` plug-in (INTERFACE Part 3): a binary protobuf ModelProto.
+"""The SentencePiece `.model` plug-in (docs/formats/sentencepiece.md): a binary protobuf ModelProto.
 
 Read by our own wire reader (wire.py: why not `sentencepiece_model_pb2`), checked by
 core/checks/spm_checks.py, encoded by the `sentencepiece` engine (engine.py), loaded only

@@ -32,7 +32,7 @@ class _Tekken:
     @staticmethod
     def encode(table: TokenTable, text: str, special: bool, folder: str | None = None) -> list[int]:
         """mistral-common's `Tekkenizer.encode(text, bos=special, eos=False)` of the file
-        (INTERFACE Part 3), done as Tekkenizer does it: tiktoken with the file's ranks and
+        (docs/formats/tekken.md), done as Tekkenizer does it: tiktoken with the file's ranks and
         pattern (engine.py), so a default install needs no mistral-common."""
         from .engine import encode
 

@@ -167,7 +167,7 @@ def read_bytes(data: bytes, path: str | None = None) -> TekkenTable:
             raw = a2b_base64(b64)  # = mistral-common's base64.b64decode(token_bytes), without its per-call checks
         except (binascii.Error, ValueError) as e:
             raise FormatError(f"vocab entry {i}: token_bytes is not base64 ({e})") from None
-        # the token as stored (INTERFACE Part 3): token_str, or where the file has none (bytes
+        # the token as stored (docs/formats/tekken.md): token_str, or where the file has none (bytes
         # that are not UTF-8) the token_bytes field itself, never a rendering of the bytes
         token = ts if ts is not None else b64
         rows.append(TableRow(n_special + i, token, raw))

@@ -1,4 +1,4 @@
-"""The WordPiece `vocab.txt` plug-in (INTERFACE Part 3): BERT's one token per line.
+"""The WordPiece `vocab.txt` plug-in (docs/formats/wordpiece.md): BERT's one token per line.
 
 A token's id is its 0-based line (lines end at `\\n`; trailing whitespace, `\\r` included,
 is not part of the token: tokenizers' WordPiece::read_file). The folder's

@@ -1,4 +1,4 @@
-"""encode with tokenizers' BertWordPieceTokenizer, as INTERFACE Part 3 says: `lowercase`
+"""encode with tokenizers' BertWordPieceTokenizer, as docs/formats/wordpiece.md says: `lowercase`
 from the folder's do_lower_case; `--special`: [CLS] … [SEP]."""
 
 from __future__ import annotations

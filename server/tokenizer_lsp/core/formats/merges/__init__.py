@@ -1,0 +1,1 @@
+"""merges.txt / vocab.bpe: a GPT-2 merges list, read beside its vocab.json."""

@@ -1,0 +1,77 @@
+"""Invariants of the code's shape that docs/architecture.md lists: modules stay small, the code
+map names every module, and the code cites only documents a reader of the repository has.
+
+Each is read from the files themselves (line counts, the generated map, the text of comments),
+never from a list kept beside them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER = ROOT / "server" / "tokenizer_lsp"
+TS = [ROOT / "client-vscode" / "src", ROOT / "client-playground" / "src"]
+MAX_LINES = 400
+
+
+def _sources() -> list[Path]:
+    py = [p for p in SERVER.rglob("*.py") if "__pycache__" not in p.parts]
+    ts = [p for d in TS for p in d.glob("*.ts")]
+    return sorted(py + ts)
+
+
+def test_the_sources_are_found():
+    names = {p.relative_to(ROOT).as_posix() for p in _sources()}
+    assert "server/tokenizer_lsp/core/index/build.py" in names
+    assert "client-vscode/src/extension.ts" in names
+    assert len(names) > 150
+
+
+def test_every_module_is_under_400_lines():
+    long = {
+        p.relative_to(ROOT).as_posix(): n
+        for p in _sources()
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) >= MAX_LINES
+    }
+    assert long == {}
+
+
+def _code_map():
+    spec = importlib.util.spec_from_file_location("code_map", ROOT / "scripts" / "code_map.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_code_map_names_every_module_with_what_it_is():
+    code_map = _code_map()
+    page = (ROOT / "docs" / "code-map.md").read_text(encoding="utf-8")
+    assert page == code_map.render(), "docs/code-map.md is out of date: run python scripts/code_map.py"
+    rows = re.findall(r"^\| `([^`]+)` \| (.*) \|$", page, re.M)
+    assert len(rows) == len(_sources())
+    assert [name for name, what in rows if not what.strip()] == []  # every module says what it is
+
+
+# a path to a document: docs/x.md, client-vscode/README.md, a SOURCES.md beside data...
+DOC_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.md)\b")
+# documents kept outside the repository (the team's contract and design notes)
+OUTSIDE = re.compile(r"\b(INTERFACE(\.md)?|DESIGN\.md)\b|\b[Ii]ssue \d+\b")
+
+
+def test_code_cites_only_documents_in_the_repository():
+    every_doc = {p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*.md") if "node_modules" not in p.parts}
+    basenames = {p.rsplit("/", 1)[-1] for p in every_doc}
+    bad = []
+    for path in _sources():
+        text = re.sub(r"https?://\S+", "", path.read_text(encoding="utf-8"))  # a link says where it is
+        rel = path.relative_to(ROOT).as_posix()
+        bad += [f"{rel}: {m.group(0)}" for m in OUTSIDE.finditer(text)]
+        for m in DOC_PATH.finditer(text):
+            cited = m.group(1)
+            found = cited in every_doc if "/" in cited else cited in basenames
+            if not found and not cited.endswith("/"):
+                bad.append(f"{rel}: {cited}")
+    assert bad == []
