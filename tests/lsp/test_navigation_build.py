@@ -18,8 +18,9 @@ from tokenizer_lsp.core.index.build import build_index
 from tokenizer_lsp.core.navigation import build as navigation_build
 from tokenizer_lsp.core.navigation.build import build_navigation
 from tokenizer_lsp.lsp import scheduler as scheduling
+from tokenizer_lsp.lsp.documents import DocumentState
 from tokenizer_lsp.lsp.jobs import navigation as navigation_job
-from tokenizer_lsp.lsp.session import DocumentState, Session
+from tokenizer_lsp.lsp.session import Session
 from tokenizer_lsp.runtime.forked import Forked
 
 from tests.conftest import ROOT
@@ -48,7 +49,7 @@ def assert_built_as_here(doc, idx, data: bytes) -> None:
     """The lookups doc holds for idx answer as those of a fresh index of data built in
     this process."""
     reference = indexed(data)
-    got, want = doc.navigation_of(idx), build_navigation(reference)
+    got, want = doc.served.navigation_of(idx), build_navigation(reference)
     assert [(got.producer(o), got.producers(o), got.using(o)) for o in range(len(idx.vocab.tokens))] == [
         (want.producer(o), want.producers(o), want.using(o)) for o in range(len(reference.vocab.tokens))
     ]
@@ -87,8 +88,8 @@ def opened(scheduler: scheduling.Scheduler, data: bytes):
     idx = indexed(data)
     doc = DocumentState(uri=URI, path=None, version=1, data=data)
     scheduler.session.documents[URI] = doc
-    doc.index, doc.indexed_version = idx, 1
-    doc.set_good(idx, 1)
+    doc.served.index, doc.served.indexed_version = idx, 1
+    doc.served.set_good(idx, 1)
     scheduler.navigation.want(doc, idx, 1)
     return doc, idx
 
@@ -99,7 +100,7 @@ def new_scheduler() -> scheduling.Scheduler:
 
 
 async def ready(scheduler: scheduling.Scheduler, doc: DocumentState, timeout: float = 30.0) -> None:
-    await asyncio.wait_for(doc.navigation_ready.wait(), timeout)
+    await asyncio.wait_for(doc.served.navigation_ready.wait(), timeout)
     while scheduler.navigation.running(doc):  # and the task done (its id table built)
         await asyncio.sleep(0.01)
 
@@ -116,19 +117,19 @@ async def test_an_index_typed_over_during_the_build_is_not_kept_alive(slow_child
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.1)
     second, new = typed_into_a_token(first, data)
-    doc.version = doc.indexed_version = 2
-    doc.data, doc.index = new, second
-    doc.set_good(second, 2)
+    doc.text.version = doc.served.indexed_version = 2
+    doc.text.data, doc.served.index = new, second
+    doc.served.set_good(second, 2)
     scheduler.navigation.want(doc, second, 2)
     # the text typed over is held by its index and that index's parsed document only
     gone = [weakref.ref(first), weakref.ref(first.doc)]
     del first
     gc.collect()
-    assert not doc.navigation_ready.is_set()  # the child is still building
+    assert not doc.served.navigation_ready.is_set()  # the child is still building
     assert [ref() for ref in gone] == [None, None]  # ... and nothing here holds that version
     await ready(scheduler, doc)
     # the lookups came to the index serving now, and that parse's lookups were built once
-    assert doc.navigable is second and doc.navigation_of(second) is not None
+    assert doc.served.navigable is second and doc.served.navigation_of(second) is not None
     assert calls == ["job"]
     assert_built_as_here(doc, second, data)
 
@@ -141,7 +142,7 @@ async def test_a_child_that_fails_leaves_the_build_to_this_process(slow_child_bu
     data = EXAMPLE.read_bytes()
     doc, idx = opened(scheduler, data)
     await ready(scheduler, doc)
-    assert doc.navigable is idx and doc.navigation_of(idx) is not None
+    assert doc.served.navigable is idx and doc.served.navigation_of(idx) is not None
     assert calls == ["job", "here"]  # the detached child died; the second try's fell back here
     assert_built_as_here(doc, idx, data)
 
@@ -154,10 +155,10 @@ async def test_a_reparse_during_the_build_drops_its_result_for_the_new_parse(slo
     await asyncio.sleep(0.3)
     reparsed = indexed(data.replace(b'"vocab": {', b'"vocab":  {', 1))
     assert reparsed.parse_id != first.parse_id
-    doc.version = doc.indexed_version = 2
-    doc.index = reparsed
-    doc.set_good(reparsed, 2)
+    doc.text.version = doc.served.indexed_version = 2
+    doc.served.index = reparsed
+    doc.served.set_good(reparsed, 2)
     scheduler.navigation.want(doc, reparsed, 2)
     await ready(scheduler, doc)
-    assert doc.navigable is reparsed and doc.navigation_of(reparsed) is not None
-    assert doc.navigation_of(first) is None  # the lookups are of the new parse only
+    assert doc.served.navigable is reparsed and doc.served.navigation_of(reparsed) is not None
+    assert doc.served.navigation_of(first) is None  # the lookups are of the new parse only

@@ -4,8 +4,8 @@ import json
 import random
 
 import pytest
-from tokenizer_lsp.lsp.session import take_prefetched_text
 from tokenizer_lsp.runtime import stdio as transport
+from tokenizer_lsp.runtime.read_ahead import take as take_prefetched_text
 
 
 def did_open(text: str, text_first: bool, ascii_only: bool) -> bytes:

@@ -12,9 +12,10 @@ from types import SimpleNamespace
 
 import pytest
 from tokenizer_lsp.lsp import scheduler as scheduling
+from tokenizer_lsp.lsp.documents import DocumentState
 from tokenizer_lsp.lsp.engine_client import EngineClient
 from tokenizer_lsp.lsp.jobs import indexing
-from tokenizer_lsp.lsp.session import DocumentState, Session
+from tokenizer_lsp.lsp.session import Session
 
 from tests.conftest import ROOT, process_state
 
@@ -168,7 +169,7 @@ async def test_the_engine_waits_while_a_version_is_built(monkeypatch, fails):
     doc = scheduler.session.documents[URI] = DocumentState(uri=URI, path=str(EXAMPLE), version=1, data=data)
     try:
         scheduler.schedule(doc, 0)
-        await asyncio.wait_for(doc.settled.wait(), 30)
+        await asyncio.wait_for(doc.jobs.settled.wait(), 30)
         assert seen == [1]
         assert engine.paused == 0 and engine.calls[:2] == ["pause", "resume"]
         # a build that fails still lets the engine go on; one that works publishes

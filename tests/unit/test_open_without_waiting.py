@@ -15,10 +15,12 @@ import pytest
 import tokenizers
 from tokenizer_lsp.core.behaviour.reachability import cache as reachability_cache
 from tokenizer_lsp.core.index.files import index_file
+from tokenizer_lsp.lsp.capabilities import ResolvedClientCapabilities
+from tokenizer_lsp.lsp.documents import DocumentState
 from tokenizer_lsp.lsp.jobs import folder as folder_job
 from tokenizer_lsp.lsp.jobs.folder import FolderChecks
 from tokenizer_lsp.lsp.jobs.unreachable import Unreachable
-from tokenizer_lsp.lsp.session import DocumentState, ResolvedClientCapabilities, Session
+from tokenizer_lsp.lsp.session import Session
 from tokenizer_lsp.runtime import forked
 from tokenizers.models import BPE
 
@@ -92,9 +94,9 @@ def test_a_cached_unreachable_set_is_shown_without_the_navigation_lookups_or_the
     published = []
     publisher = SimpleNamespace(findings=lambda doc, diags, version, caused_here=True: published.append(diags))
     doc = DocumentState(path.as_uri(), str(path), 1, data)
-    doc.index = index_file(str(path))
-    doc.index.prepare_lookups()
-    doc.indexed_version, doc.was_tokenizer = 1, True
+    doc.served.index = index_file(str(path))
+    doc.served.index.prepare_lookups()
+    doc.served.indexed_version, doc.served.was_tokenizer = 1, True
     session.documents[doc.uri] = doc
 
     def no_engine():

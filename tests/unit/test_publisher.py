@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from tokenizer_lsp.lsp.capabilities import ResolvedClientCapabilities
+from tokenizer_lsp.lsp.documents import DocumentState
 from tokenizer_lsp.lsp.publisher import Publisher
-from tokenizer_lsp.lsp.session import DocumentState, ResolvedClientCapabilities, Session
+from tokenizer_lsp.lsp.session import Session
 
 URI = "file:///work/tokenizer.json"
 
@@ -21,7 +23,7 @@ def publisher(pull: bool, refresh: bool = True):
         workspace_inlay_hint_refresh=lambda _: None,
     )
     doc = DocumentState(uri=URI, path=None, version=1, data=b"{}")
-    doc.was_tokenizer = True
+    doc.served.was_tokenizer = True
     return Publisher(session, server), doc, sent, refreshes
 
 
@@ -31,17 +33,17 @@ def test_a_push_client_never_gets_an_older_version_after_a_newer_one():
     assert not pub.findings(doc, [{"code": "b"}], 4)  # a late job for a replaced version
     assert pub.findings(doc, [{"code": "c"}], 5)  # the same version again (with the unreachable set)
     assert [(p["version"], p["diagnostics"]) for _, p in sent] == [(5, [{"code": "a"}]), (5, [{"code": "c"}])]
-    assert doc.diagnostics == []  # nothing kept for pulls that never come
+    assert doc.served.diagnostics == []  # nothing kept for pulls that never come
 
 
 def test_a_pull_client_gets_nothing_pushed_and_is_asked_to_pull_when_another_file_moved_them():
     pub, doc, sent, refreshes = publisher(pull=True)
     assert pub.findings(doc, [{"code": "a"}], 2, caused_here=True)
-    assert sent == [] and refreshes == [] and doc.diagnostics == [{"code": "a"}]
+    assert sent == [] and refreshes == [] and doc.served.diagnostics == [{"code": "a"}]
     assert pub.findings(doc, [{"code": "b"}], 3, caused_here=False)
-    assert sent == [] and refreshes == [1] and doc.diagnostics == [{"code": "b"}]
+    assert sent == [] and refreshes == [1] and doc.served.diagnostics == [{"code": "b"}]
     assert not pub.findings(doc, [{"code": "old"}], 2, caused_here=False)
-    assert doc.diagnostics == [{"code": "b"}] and refreshes == [1]
+    assert doc.served.diagnostics == [{"code": "b"}] and refreshes == [1]
 
 
 def test_a_closed_document_is_cleared_and_may_start_again_from_version_1():

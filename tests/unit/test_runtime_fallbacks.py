@@ -23,9 +23,9 @@ from tokenizer_lsp.core import seams
 from tokenizer_lsp.core.formats.json.parse import DEFER_MERGES_BYTES
 from tokenizer_lsp.core.index.files import index_file
 from tokenizer_lsp.core.text.edits import Change, apply_changes
-from tokenizer_lsp.lsp.session import take_prefetched_text
 from tokenizer_lsp.runtime import fast_copy, forked, malloc, stdio
 from tokenizer_lsp.runtime.forked import Forked
+from tokenizer_lsp.runtime.read_ahead import take as take_prefetched_text
 
 from tests.conftest import corpus_file
 

@@ -1,6 +1,6 @@
 """What the server prepares at startup so that the first keystroke costs what the next ones
 do: cattrs' code for every served method's messages and answers, kept through cattrs'
-cache clearing (lsp/message_hooks.py), and the typing fast path imported with the server
+cache clearing (lsp/precompiled_converters.py), and the typing fast path imported with the server
 (lsp/jobs/indexing.py)."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import sys
 import orjson
 from lsprotocol import types
 from pygls.protocol import JsonRPCResponseMessage
-from tokenizer_lsp.lsp import message_hooks
-from tokenizer_lsp.lsp.server import _SYNC, ROUTES, TokenizerServer
+from tokenizer_lsp.lsp import precompiled_converters
+from tokenizer_lsp.lsp.routes import ROUTES
+from tokenizer_lsp.lsp.server import TokenizerServer
 
 # messages an editor sends while a user types and looks around, as they come off the wire
 MESSAGES = [
@@ -83,7 +84,7 @@ def test_a_fresh_server_generates_code_when_a_didchange_first_arrives(monkeypatc
 
 def _prepared() -> TokenizerServer:
     server = TokenizerServer()
-    assert message_hooks.prepare(server.protocol, {*ROUTES, *_SYNC})
+    assert precompiled_converters.prepare(server.protocol, ROUTES)
     return server
 
 
@@ -153,4 +154,4 @@ def test_a_converter_that_cannot_generate_ahead_is_left_as_it_is():
     class Protocol:
         _converter = object()  # no get_structure_hook: cattrs older than 23.2
 
-    assert message_hooks.prepare(Protocol(), {*ROUTES}) is False
+    assert precompiled_converters.prepare(Protocol(), {*ROUTES}) is False

@@ -60,13 +60,21 @@ class CancelToken:
 class InProcess:
     """Runs fn(*args) when the result is asked for: the reference for `in_child`."""
 
-    __slots__ = ("args", "fn")
+    __slots__ = ("args", "cancelled", "fn")
 
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
         self.fn, self.args = fn, args
+        self.cancelled = False
 
     def result(self) -> Any:
+        if self.cancelled:
+            raise Cancelled()
         return self.fn(*self.args)
+
+    def cancel(self) -> None:
+        """Not wanted any more (any thread): result() raises Cancelled if not yet begun
+        (work in progress here cannot be stopped; a forked child is killed)."""
+        self.cancelled = True
 
     def detach(self) -> None:
         """Let go of the arguments (a whole index, while an edit makes the next one):
@@ -111,7 +119,8 @@ def no_op() -> None:
 
 # Work that may run in parallel with the caller: in_child(fn, *args).result() == fn(*args);
 # after .detach() it holds no argument, and .result() raises DetachedWorkLost where the
-# reference would have computed fn(*args) again.
+# reference would have computed fn(*args) again; after .cancel() (any thread) .result()
+# raises Cancelled (a forked child is killed).
 in_child: Callable[..., Any] = InProcess
 # The same for a generator function, each value as soon as it is made: the k-th
 # next_stage() of stages_in_child(fn, *args, shared=objs) == the k-th value of fn(*args).

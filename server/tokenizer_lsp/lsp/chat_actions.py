@@ -19,7 +19,6 @@ from ..core.model_folder.chat_template_moves import (
 )
 from ..core.model_folder.config_doc import ConfigDocument
 from ..core.text.lines import LineIndex
-from .handlers.code_action import _caps
 
 REFACTOR = "refactor.move"
 
@@ -28,17 +27,11 @@ def _uri(path: str) -> str:
     return from_fs_path(os.path.abspath(path)) or ("file://" + os.path.abspath(path))
 
 
-def _resource_operations(ls) -> set[str]:
-    ops = _caps(ls, "workspace.workspace_edit.resource_operations") or []
-    return {getattr(o, "value", o) for o in ops}
-
-
 def _text_of(ls, path: str) -> tuple[bytes | None, int | None]:
     """(the client's text of a file, its version when open) - else the file on disk."""
-    want = os.path.abspath(path)
-    for doc in list(ls.session.documents.values()):
-        if doc.path and os.path.abspath(doc.path) == want:
-            return (doc.data if not doc.queued else None), doc.version
+    found = ls.session.applied_text(path)
+    if found is not None:
+        return found
     try:
         with open(path, "rb") as f:
             return f.read(), None
@@ -98,8 +91,8 @@ def _workspace_edit(ls, move: Move, here: str, here_version: int, here_data: byt
 def chat_template_actions(ls, uri: str, version: int, snap, start: int, end: int) -> list[dict]:
     """The move offered where the request's range lies: on the config's chat_template
     member, or anywhere in a chat_template.jinja."""
-    doc, idx = ls.session.documents.get(uri), snap.index
-    if doc is None or doc.path is None:
+    path, idx = snap.path, snap.index
+    if path is None:
         return []
     move = None
     if isinstance(idx.doc, ConfigDocument):
@@ -107,18 +100,17 @@ def chat_template_actions(ls, uri: str, version: int, snap, start: int, end: int
         if entry is not None and entry[0] <= end and start <= entry[1]:
             move = move_out(idx.doc)
     elif idx.format == TEMPLATE_FORMAT and isinstance(idx.doc, TemplateDocument):
-        config = os.path.join(os.path.dirname(os.path.abspath(doc.path)), "tokenizer_config.json")
-        move = move_in(doc.path, idx.doc.text, config, _text_of(ls, config)[0])
+        config = os.path.join(os.path.dirname(os.path.abspath(path)), "tokenizer_config.json")
+        move = move_in(path, idx.doc.text, config, _text_of(ls, config)[0])
     if move is None:
         return []
     action = {"title": move.title, "kind": REFACTOR}
     needed = ({"create"} if move.create else set()) | ({"delete"} if move.delete else set())
-    if move.disabled is None and not (
-        _caps(ls, "workspace.workspace_edit.document_changes") and needed <= _resource_operations(ls)
-    ):
+    caps = ls.session.capabilities
+    if move.disabled is None and not (caps.document_changes and needed <= caps.resource_operations):
         move.disabled = "the editor does not create or delete files through a WorkspaceEdit"
     if move.disabled is None:
-        edit = _workspace_edit(ls, move, doc.path, version, idx.data)
+        edit = _workspace_edit(ls, move, path, version, idx.data)
         if edit is None:
             move.disabled = "a file of the folder cannot be read"
         else:

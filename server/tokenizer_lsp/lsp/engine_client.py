@@ -18,7 +18,6 @@ tokenizers it loaded by key, and the text is sent only when the worker lacks it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import subprocess
@@ -33,6 +32,7 @@ from ..core.behaviour.loaded import LoadError
 from ..engine import Closed, large, read_frame, write_frame
 from ..engine.reachability_child import NoFork, ReachabilityChild, Released
 from ..runtime import processes
+from .work import Mode, off_loop
 
 log = logging.getLogger("tokenizer_lsp")
 
@@ -107,9 +107,8 @@ class EngineClient:
             # a child shares it (it starts again when another child stopped it)
             text = handed[0]
             handed.clear()
-            loop = asyncio.get_running_loop()
             try:
-                found = await loop.run_in_executor(self._reach_thread, self._beside_set, text, path)
+                found = await off_loop(Mode.BACKGROUND, None, self._beside_set, text, path, pool=self._reach_thread)
             except Released:
                 raise EngineError("the unreachable set was for a version since replaced") from None
             except NoFork:
@@ -220,7 +219,6 @@ class EngineClient:
     async def _call(
         self, op: str, key, data, path, companion, timeout: float, companion_path=None, pattern=None, **fields
     ):
-        loop = asyncio.get_running_loop()
         # the companion, pattern and the folder's added_tokens.json and configs are part of what
         # was loaded (a merges file's vocabulary may change alone)
         if isinstance(data, list):  # handed over (see `unreachable`)
@@ -242,7 +240,7 @@ class EngineClient:
             "companion_path": companion_path,
             "pattern": pattern,
         }
-        return await loop.run_in_executor(self._thread, self._request, op, wkey, load, timeout, fields)
+        return await off_loop(Mode.BACKGROUND, None, self._request, op, wkey, load, timeout, fields, pool=self._thread)
 
     def _request(self, op: str, wkey, load: dict, timeout: float, fields: dict):
         with self._state:
@@ -376,4 +374,4 @@ async def companion_bytes(session, data: bytes, path: str | None) -> tuple[str |
         except OSError:
             return None
 
-    return other, await asyncio.get_running_loop().run_in_executor(None, read)
+    return other, await off_loop(Mode.BACKGROUND, None, read)

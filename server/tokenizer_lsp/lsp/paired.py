@@ -6,7 +6,6 @@ disk, indexed once per modification (in the navigator thread) and kept while unc
 
 from __future__ import annotations
 
-import asyncio
 import os
 
 from pygls.uris import from_fs_path
@@ -28,6 +27,7 @@ from ..core.model_folder.folder import (
 )
 from ..core.navigation.build import Navigation, build_navigation
 from .snapshot import Snapshot
+from .work import Mode, off_loop
 
 
 def paired_path(snap: Snapshot, path: str | None) -> str | None:
@@ -51,11 +51,11 @@ async def paired(ls, snap: Snapshot, path: str | None) -> tuple[str, Snapshot] |
         return None
     session = ls.session
     want = os.path.abspath(other)
-    for doc in list(session.documents.values()):
-        if doc.path and os.path.abspath(doc.path) == want:
-            found = await session.navigation_snapshot(doc.uri)
-            return (doc.uri, found) if found is not None else None
-    found = await asyncio.get_running_loop().run_in_executor(ls.scheduler.navigator, _disk_index, want)
+    uri = session.uri_of_path(want)
+    if uri is not None:
+        found = await session.navigation_snapshot(uri)
+        return (uri, found) if found is not None else None
+    found = await off_loop(Mode.LATENCY, None, _disk_index, want, pool=ls.scheduler.navigator)
     if found is None:
         return None
     idx, navigation = found
@@ -78,19 +78,15 @@ _disk_index = _disk_indexes.get
 # ---- the model folder: config files and the tokenizer they describe ----------------------
 
 
-def _open_doc(session, path: str):
-    want = os.path.abspath(path)
-    return next((d for d in list(session.documents.values()) if d.path and os.path.abspath(d.path) == want), None)
-
-
 def config_folder(session, config_path: str | None) -> Folder | None:
     """What a config file is checked against: the tokenizer beside it as the editor has it
     (open, its newest index) or on disk, and the folder's other config files."""
     tokenizer = tokenizer_beside(config_path) if config_path else None
     if tokenizer is None:
         return None
-    doc = _open_doc(session, tokenizer)
-    idx = next((i for i in (doc.index, doc.good) if i is not None and i.vocab is not None), None) if doc else None
+    doc = session.document_at(tokenizer)
+    found = doc.served.serving(lookups=False, tokenizer=True) if doc is not None else None
+    idx = found[0] if found is not None and found[0].vocab is not None else None
     return load_folder(config_path, facts_of_index(idx) if idx is not None else None, session.open_text)
 
 
@@ -100,10 +96,10 @@ async def config_snapshots(ls, tokenizer_path: str | None) -> list[tuple[str, Sn
         return []
     session, out = ls.session, []
     for path in configs_beside(tokenizer_path):
-        doc = _open_doc(session, path)
+        doc = session.document_at(path)
         snap = await session.first_snapshot(doc.uri) if doc is not None else None
         if snap is None:
-            idx = await asyncio.get_running_loop().run_in_executor(ls.scheduler.navigator, _disk_config, path)
+            idx = await off_loop(Mode.LATENCY, None, _disk_config, path, pool=ls.scheduler.navigator)
             uri = from_fs_path(os.path.abspath(path)) or ("file://" + os.path.abspath(path))
             snap = Snapshot(idx, (), session.encoding, session.settings) if idx is not None else None
         else:
@@ -133,15 +129,15 @@ async def config_context(ls, uri: str, position):
     """On a token or id literal of a config file, or a special-token literal of a chat
     template file: (its snapshot, the literal, (uri, snapshot) of the tokenizer beside it);
     else None."""
-    doc = ls.session.documents.get(uri)
-    if doc is None or not (is_config_name(doc.path) or is_chat_template_name(doc.path)):
+    path = ls.session.path_of(uri)
+    if path is None or not (is_config_name(path) or is_chat_template_name(path)):
         return None
     snap = await ls.session.first_snapshot(uri)
     if snap is None or not isinstance(snap.index.doc, (ConfigDocument, TemplateDocument)):
         return None
     offset = snap.offset_at((position.line, position.character))
     item = snap.index.doc.item_at(offset) if offset is not None else None
-    tokenizer = await paired(ls, snap, doc.path) if item is not None else None
+    tokenizer = await paired(ls, snap, path) if item is not None else None
     return (snap, item, tokenizer) if tokenizer is not None else None
 
 
@@ -154,10 +150,10 @@ def closed_config_diagnostics(session, path: str) -> list[tuple[str, str, list[d
     tokenizer = tokenizer_beside(path) if is_config_name(path) else path
     if tokenizer is None or not owns_configs(tokenizer):
         return []
-    tokenizer_open = _open_doc(session, tokenizer) is not None
+    tokenizer_open = session.document_at(tokenizer) is not None
     out = []
     for config in configs_beside(tokenizer):
-        if _open_doc(session, config) is not None:
+        if session.document_at(config) is not None:
             continue  # published as its own document
         uri = from_fs_path(os.path.abspath(config)) or ("file://" + os.path.abspath(config))
         diags: list[dict] = []

@@ -32,7 +32,7 @@ class Publisher:
         caps = self.session.capabilities
         # kept for pulls only: a client that is pushed to never asks (1000 of them are 1 MB,
         # and a second version of them at each edit)
-        doc.diagnostics = diags if caps.pull_diagnostics else []
+        doc.served.diagnostics = diags if caps.pull_diagnostics else []
         if not caps.pull_diagnostics:
             self.publish(doc.uri, diags, version)
         elif not caused_here and caps.diagnostic_refresh:
@@ -50,7 +50,7 @@ class Publisher:
         """A document was closed: its findings are cleared (push), its versions forgotten
         (it may be opened again from version 1)."""
         self._sent.pop(doc.uri, None)
-        if doc.was_tokenizer and not self.session.capabilities.pull_diagnostics:
+        if doc.served.was_tokenizer and not self.session.capabilities.pull_diagnostics:
             self.publish(doc.uri, [])
 
     def refresh_hints(self) -> None:

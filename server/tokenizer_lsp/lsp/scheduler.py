@@ -22,13 +22,14 @@ from ..core.index.build import load_vocabulary
 from ..core.index.files import companion_vocab_path, load_vocab_file
 from ..core.model_folder.chat_template_file import anchor
 from ..core.model_folder.config_doc import is_config_name
+from .documents import DocumentState
 from .jobs.folder import FolderChecks
 from .jobs.indexing import Indexing
 from .jobs.navigation import Navigation
 from .jobs.unreachable import Unreachable
 from .paired import config_folder, config_snapshots
 from .publisher import Publisher
-from .session import DocumentState, Session
+from .session import Session
 
 log = logging.getLogger("tokenizer_lsp")
 IDLE_POLL_S = 0.02  # how often idle() looks again while a job is busy
@@ -76,7 +77,7 @@ class Scheduler:
 
     def refresh_all(self) -> None:
         for doc in list(self.session.documents.values()):
-            if doc.index is not None and doc.index.is_tokenizer:
+            if doc.served.index is not None and doc.served.index.is_tokenizer:
                 self.schedule(doc, delay=0, rebuild=True)  # the settings changed
         self.publisher.refresh_hints()
 
@@ -106,11 +107,11 @@ class Scheduler:
 
     def _reparse(self, doc: DocumentState) -> None:
         """What doc is checked with changed: built again at once, re-parsed."""
-        doc.pending = None
+        doc.jobs.pending = None
         self.schedule(doc, delay=0, rebuild=True)
 
     def _published(self, doc: DocumentState, idx, base) -> None:
-        if doc.was_tokenizer:
+        if doc.served.was_tokenizer:
             self.unreachable.want(doc)
         if idx is not base:  # base None: the document's first index, its folder checked at once
             self.folder.vocabulary_changed(doc.path, opened=base is None)
@@ -118,7 +119,7 @@ class Scheduler:
     async def _serving(self, doc: DocumentState, idx, version: int) -> None:
         if self.session.documents.get(doc.uri) is doc:
             self.publisher.refresh_hints()
-        if doc.good is idx or (idx.salvaged and doc.good is None):
+        if doc.served.good is idx or (idx.salvaged and doc.served.good is None):
             self.navigation.want(doc, idx, version)
         await self.unreachable.indexed(doc, idx, version)
 

@@ -1,9 +1,12 @@
-"""Wiring: the pygls server, its session and scheduler, and the routes of handlers/.
+"""Wiring: the pygls server, its session and scheduler, and the routes of lsp/routes.py.
 
-Nothing is decided here. The protocol subclass only replaces pygls' own text sync (it
-keeps a second copy of every text and splits lines where LSP does not) by plain
-functions: pygls keeps a future for every notification handled by a generator, about
-2 KB per keystroke for as long as the server runs.
+Nothing is decided here. The protocol's overrides are made from the routing table: every
+notification is a plain method that calls its handler (SYNC) or starts it as a task
+(BACKGROUND), never one of pygls' own (its text sync keeps a second copy of every text
+and splits lines where LSP does not; it keeps a future for every notification handled by
+a coroutine or a generator, about 2 KB per keystroke for as long as the server runs), and
+so is a request pygls would answer itself (workspace/executeCommand: pygls knows only
+@server.command functions). The other requests are pygls features.
 """
 
 from __future__ import annotations
@@ -13,68 +16,32 @@ import inspect
 import json
 import logging
 import os
+import re
 import sys
 
 import orjson
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcContentModified, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .. import __version__
-from . import message_hooks
+from . import precompiled_converters
 from .engine_client import EngineClient
-from .handlers import ROUTES
-from .handlers.lsp_types import JsonResult
+from .lsp_types import JsonResult
+from .routes import ROUTES, Route, is_notification
 from .scheduler import Scheduler
 from .session import Session
+from .work import Mode, background_request
 
 log = logging.getLogger("tokenizer_lsp")
 
-
-def _route(method: str):
-    return ROUTES[method][0]
-
-
-def _route_options(method: str):
-    return ROUTES[method][1]
+# answered with their one-line message, no traceback in the log: a refusal (its handler has
+# logged it) and a request whose document changed while it ran (it is asked again)
+_QUIET_ERRORS = (JsonRpcInvalidParams, JsonRpcContentModified)
 
 
 class TokenizerProtocol(LanguageServerProtocol):
-    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
-    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> None:
-        _route(types.TEXT_DOCUMENT_DID_OPEN)(self._server, params)
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> None:
-        _route(types.TEXT_DOCUMENT_DID_CHANGE)(self._server, params)
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> None:
-        _route(types.TEXT_DOCUMENT_DID_CLOSE)(self._server, params)
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_SAVE)
-    def lsp_text_document__did_save(self, params: types.DidSaveTextDocumentParams) -> None:
-        return None  # the text is what the editor shows; saving changes nothing
-
-    @lsp_method(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def lsp_workspace__did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
-        _spawn(_route(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(self._server, params))
-
-    @lsp_method(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def lsp_workspace__did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
-        _route(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self._server, params)
-
-    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
-    def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams):
-        # pygls' own knows only @server.command functions: ours are one table
-        result = yield _route(types.WORKSPACE_EXECUTE_COMMAND), (self._server, params), None
-        return result
-
-    @lsp_method(types.INITIALIZED)
-    def lsp_initialized(self, params: types.InitializedParams) -> None:
-        _spawn(_route(types.INITIALIZED)(self._server, params))
-
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
         result = yield from super().lsp_initialize(params)
@@ -82,7 +49,7 @@ class TokenizerProtocol(LanguageServerProtocol):
         if not self._server.session.capabilities.pull_diagnostics:
             result.capabilities.diagnostic_provider = None
         # pygls lists only commands registered with @server.command: ours are one table
-        result.capabilities.execute_command_provider = _route_options(types.WORKSPACE_EXECUTE_COMMAND)
+        result.capabilities.execute_command_provider = ROUTES[types.WORKSPACE_EXECUTE_COMMAND].options
         return result
 
     @lsp_method(types.EXIT)
@@ -99,7 +66,7 @@ class TokenizerProtocol(LanguageServerProtocol):
     def _send_handler_result(self, future, *, msg_id):
         # pygls logs every error answer with its traceback (15 lines in the log for a cut
         # GGUF); a refusal, whose handler has logged its one line, is answered without
-        if not future.cancelled() and isinstance(future.exception(), JsonRpcInvalidParams):
+        if not future.cancelled() and isinstance(future.exception(), _QUIET_ERRORS):
             self._request_futures.pop(msg_id, None)
             self._send_response(msg_id, error=future.exception().to_response_error())
             return
@@ -145,16 +112,47 @@ def _log_failure(task: asyncio.Future) -> None:
         log.error("handler failed", exc_info=task.exception())
 
 
-# handled by the protocol class above, not registered as features
-_SYNC = {
-    types.TEXT_DOCUMENT_DID_OPEN,
-    types.TEXT_DOCUMENT_DID_CHANGE,
-    types.TEXT_DOCUMENT_DID_CLOSE,
-    types.WORKSPACE_DID_CHANGE_CONFIGURATION,
-    types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-    types.INITIALIZED,
-    types.WORKSPACE_EXECUTE_COMMAND,
-}
+# method -> the name of pygls' own protocol method for it
+_PYGLS_OWN = {f.method_name: name for name, f in vars(LanguageServerProtocol).items() if hasattr(f, "method_name")}
+
+
+def overridden(method: str) -> bool:
+    """Whether the protocol handles the method by an override made from its route (else
+    it is a pygls feature). pygls' initialize does the handshake and calls ours as a feature."""
+    return method != types.INITIALIZE and (is_notification(method) or method in _PYGLS_OWN)
+
+
+def _override(method: str, route: Route):
+    """The protocol's method for a route (the module docstring)."""
+    handler = route.handler
+    if is_notification(method):
+        if route.mode is Mode.SYNC:
+
+            def notified(self, params) -> None:
+                handler(self._server, params)
+
+        else:
+
+            def notified(self, params) -> None:
+                _spawn(handler(self._server, params))
+
+        made = notified
+    else:
+        run = background_request(handler) if route.mode is Mode.BACKGROUND else handler
+
+        async def requested(self, params):
+            return await run(self._server, params)
+
+        made = requested
+    made.__name__ = made.__qualname__ = _PYGLS_OWN.get(method) or "lsp_" + re.sub(r"\W", "_", method)
+    made.route = route  # what it was made from (tests/unit/test_routes.py)
+    return lsp_method(method)(made)
+
+
+for _method, _route in ROUTES.items():
+    if overridden(_method):
+        _made = _override(_method, _route)
+        setattr(TokenizerProtocol, _made.__name__, _made)
 
 
 class TokenizerServer(LanguageServer):
@@ -163,9 +161,10 @@ class TokenizerServer(LanguageServer):
         self.session = Session()
         self.scheduler = Scheduler(self.session, self)
         self.engine = EngineClient()  # HF tokenizers / tiktoken, in a helper process
-        for method, (handler, options) in ROUTES.items():
-            if method not in _SYNC:
-                self.feature(method, options)(handler)
+        for method, route in ROUTES.items():
+            if not overridden(method):
+                handler = background_request(route.handler) if route.mode is Mode.BACKGROUND else route.handler
+                self.feature(method, route.options)(handler)
 
 
 def _forget_generated_sources() -> None:
@@ -180,7 +179,7 @@ def _forget_generated_sources() -> None:
 def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087, stdio_loop=None) -> None:
     """Serve LSP; `stdio_loop(server)` replaces pygls' stdio loop (see runtime.stdio)."""
     server = TokenizerServer()
-    message_hooks.prepare(server.protocol, {*ROUTES, *_SYNC})  # before the first message: lsp/message_hooks.py
+    precompiled_converters.prepare(server.protocol, ROUTES)  # before the first message (its docstring)
     _forget_generated_sources()
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)

@@ -1,24 +1,29 @@
 """What the server knows between messages: documents, settings, client capabilities.
 
-As in ruff's server: capabilities are resolved once at `initialize`; a handler asks the
-session for a `Snapshot` of a document (an index that is complete, plus the edits the
-client made since) and never sees scheduling state.
+As in ruff's server: capabilities are resolved once at `initialize` (lsp/capabilities.py);
+a request handler asks the session for a `Snapshot` of a document (an index that is
+complete, plus the edits the client made since) or for the client's text, and never sees
+the document's state (lsp/documents.py) nor scheduling.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
-from dataclasses import dataclass, field
 
 from pygls.uris import to_fs_path
 
 from ..core.index.document import DocumentIndex
-from ..core.navigation.build import Navigation
-from ..core.text.edits import Change
-from ..core.text.position_map import Span, applied_span, merged
+from ..core.text.edits import Change, apply_changes
+from ..runtime import read_ahead
+from . import work
+from .capabilities import ResolvedClientCapabilities
+from .documents import DocumentState
 from .settings import Settings
 from .snapshot import Snapshot
+
+SETTLE_S = 5.0  # a command on an edit being indexed: wait this long for its index, then answer the last one
 
 
 def uri_to_path(uri: str) -> str | None:
@@ -27,187 +32,6 @@ def uri_to_path(uri: str) -> str | None:
         return to_fs_path(uri)
     except Exception:  # an URI pygls cannot read: no path, no paired files
         return None
-
-
-# Texts of large didOpens that the transport read straight to UTF-8 bytes, by (uri, version)
-_prefetched: dict[tuple[str, int], bytes] = {}
-
-
-def prefetch_text(uri: str, version: int, data: bytes) -> None:
-    _prefetched.clear()  # taken at once by the didOpen handler; never pile up
-    _prefetched[(uri, version)] = data
-
-
-def take_prefetched_text(uri: str, version: int) -> bytes | None:
-    return _prefetched.pop((uri, version), None)
-
-
-def _get(node, path: str):
-    for part in path.split("."):
-        node = getattr(node, part, None) if node is not None else None
-    return node
-
-
-@dataclass(frozen=True)
-class ResolvedClientCapabilities:
-    """The client's capabilities this server acts on, read once at initialize."""
-
-    pull_diagnostics: bool = False
-    inlay_hint_refresh: bool = False
-    diagnostic_refresh: bool = False
-    configuration: bool = False
-    watched_files: bool = False
-    work_done_progress: bool = False
-    hover_markdown: bool = True
-
-    @classmethod
-    def resolve(cls, caps) -> ResolvedClientCapabilities:
-        formats = _get(caps, "text_document.hover.content_format")
-        return cls(
-            pull_diagnostics=bool(_get(caps, "text_document.diagnostic")),
-            inlay_hint_refresh=bool(_get(caps, "workspace.inlay_hint.refresh_support")),
-            diagnostic_refresh=bool(_get(caps, "workspace.diagnostics.refresh_support")),
-            configuration=bool(_get(caps, "workspace.configuration")),
-            watched_files=bool(_get(caps, "workspace.did_change_watched_files.dynamic_registration")),
-            work_done_progress=bool(_get(caps, "window.work_done_progress")),
-            hover_markdown=not formats or "markdown" in [getattr(f, "value", f) for f in formats],
-        )
-
-
-@dataclass
-class DocumentState:
-    """One open document: its bytes per version, the indexes built from them, and the
-    edits the client made since the index that serves requests."""
-
-    uri: str
-    path: str | None
-    version: int
-    data: bytes
-    index: DocumentIndex | None = None  # the newest index (any version)
-    indexed_version: int | None = None
-    good: DocumentIndex | None = None  # the newest whole index (serves while typing)
-    good_version: int | None = None
-    navigable: DocumentIndex | None = None  # the newest index with navigation lookups
-    navigable_version: int | None = None
-    # those lookups (core.navigation.build): they serve every index of navigable's parse
-    # (what typing derives from it keeps its ordinals and ranks); held here, never in an index
-    navigation: Navigation | None = None
-    navigation_ready: asyncio.Event = field(default_factory=asyncio.Event)  # set when one is built
-    # every edit received after good_version: (version it made, its span; None = whole text)
-    history: list[tuple[int, Span | None]] = field(default_factory=list)
-    diagnostics: list = field(default_factory=list)  # rendered for indexed_version
-    was_tokenizer: bool = False
-    # byte edits from `index`'s text to `data`; None when only a re-parse will do
-    pending: list | None = field(default_factory=list)
-    # changes received but not applied to `data` yet (the indexer thread applies them)
-    queued: list[Change] = field(default_factory=list)
-    reindexing: int = 0  # a build is running (lsp/jobs/indexing.py)
-    built_from: int | None = None  # the version the latest build started from
-    busy: bool = False  # a build is scheduled or running
-    settled: asyncio.Event = field(default_factory=asyncio.Event)  # set while not busy
-
-    def set_busy(self, busy: bool) -> None:
-        self.busy = busy
-        if busy:
-            self.settled.clear()
-        else:
-            self.settled.set()
-
-    async def quiet_for(self, seconds: float) -> None:
-        """Returns once no edit came for `seconds` and no build is due or running: a burst
-        of typing has settled. An edit during the wait starts it again. (Looking at `busy`
-        once after a sleep took the gap between two keystrokes for quiet: the unreachable
-        set's child was forked, then killed, in the middle of typing, and its fork of the
-        whole server stalled the hover that came with the next keystroke.)"""
-        while True:
-            if self.busy:
-                await self.settled.wait()
-            version = self.version
-            await asyncio.sleep(seconds)
-            if not self.busy and self.version == version:
-                return
-
-    def _serving(self) -> tuple[DocumentIndex, int | None] | None:
-        idx = self.index
-        current = idx is not None and idx.doc is not None and idx.lookups_ready
-        good = self.good is not None and self.good.lookups_ready
-        # what broken JSON salvaged is partial: the last whole index, carried through the
-        # edits since, knows more (the tokens after the break too)
-        if current and not (good and idx.salvaged):
-            return idx, self.indexed_version
-        if good:
-            return self.good, self.good_version
-        return None
-
-    def snapshot(self, encoding: str, settings: Settings, navigation: bool = False) -> Snapshot | None:
-        """The serving index and the edits from its text to the current one; None when
-        there is none or a whole-text replacement since makes its positions meaningless.
-        navigation: the newest index whose navigation lookups are built."""
-        found = (
-            self._serving()
-            if not navigation
-            else ((self.navigable, self.navigable_version) if self.navigable is not None else None)
-        )
-        if found is None:
-            return None
-        idx, version = found
-        spans = []
-        for v, span in self.history:
-            if version is not None and v <= version:
-                continue
-            if span is None:
-                return None
-            spans.append(span)
-        return Snapshot(idx, tuple(spans), encoding, settings, self.navigation_of(idx))
-
-    def navigation_of(self, idx: DocumentIndex) -> Navigation | None:
-        """The navigation lookups built for idx's parse, if any."""
-        nav = self.navigable
-        return self.navigation if nav is not None and nav.parse_id == idx.parse_id else None
-
-    def mappable_span(self, start, end, text: str, encoding: str) -> Span | None:
-        """The span of a change in the client's current text, clamped by the LSP rules
-        against the serving index's text and the edits since; None (positions are not
-        carried through it) when that cannot be told."""
-        found = self._serving()
-        if found is None:
-            return None
-        idx, version = found
-        spans = [s for v, s in self.history if version is None or v > version]
-        if any(s is None for s in spans):
-            return None
-        return applied_span(start, end, text, encoding, spans, idx.lines)
-
-    def record_edit(self, version: int, span: Span | None) -> None:
-        if self.history and span is not None:
-            last_version, last = self.history[-1]
-            # typing at one place: one span, unless a build took the text in between (its
-            # index maps from there); a burst's hovers then map through one span, not 600
-            if last is not None and last_version != self.built_from:
-                both = merged(last, span)
-                if both is not None:
-                    self.history[-1] = (version, both)
-                    return
-        if len(self.history) >= 10000:  # broken for ages: stop mapping until it parses again
-            self.history = [(version, None)]
-        else:
-            self.history.append((version, span))
-
-    def set_good(self, idx: DocumentIndex, version: int) -> None:
-        self.good, self.good_version = idx, version
-        self._trim_history()
-
-    def set_navigable(self, idx: DocumentIndex, version: int, navigation: Navigation) -> None:
-        self.navigable, self.navigable_version, self.navigation = idx, version, navigation
-        self.navigation_ready.set()
-        self._trim_history()
-
-    def _trim_history(self) -> None:
-        """Keep the edits made since the oldest index that still serves something."""
-        versions = [v for v in (self.good_version, self.navigable_version) if v is not None]
-        oldest = min(versions) if versions else None
-        if oldest is not None:
-            self.history = [(v, s) for v, s in self.history if v > oldest]
 
 
 class Session:
@@ -219,23 +43,95 @@ class Session:
         self.init_options: dict = {}
         self.capabilities = ResolvedClientCapabilities()
         self.encoding = "utf-16"
+        # uri -> (version, token) of background requests that read that version of it
+        self._readers: dict[str, list[tuple[int, object]]] = {}
+
+    def _read_by_request(self, uri: str, version: int | None) -> None:
+        """The background request being handled read this version of the document: a newer
+        one cancels it (lsp/work.py). Requests already answered are forgotten here."""
+        token = work.current_token()
+        if token is None or version is None:
+            return
+        kept = [(v, t) for v, t in self._readers.get(uri, ()) if not work.answered(t)]
+        kept.append((version, token))
+        self._readers[uri] = kept
+
+    def _stale(self, uri: str, version: int | None) -> None:
+        """Cancel the background requests that read a version of the document older than
+        `version` (None: it was closed)."""
+        readers = self._readers.pop(uri, None)
+        if not readers:
+            return
+        kept = []
+        for v, token in readers:
+            if version is None or v < version:
+                token.cancel()
+            elif not work.answered(token):
+                kept.append((v, token))
+        if kept:
+            self._readers[uri] = kept
+
+    # ---- text sync (the didOpen/didChange/didClose handlers) ---------------------------------
+
+    def open(self, uri: str, version: int, text: str) -> DocumentState:
+        """A document opened: its text as UTF-8 bytes (read ahead by the transport when large)."""
+        data = read_ahead.take(uri, version)
+        if data is None:
+            data = text.encode("utf-8", "surrogatepass")
+        doc = self.documents[uri] = DocumentState(uri, uri_to_path(uri), version, data)
+        return doc
+
+    def change(self, uri: str, version: int, changes: list[Change]) -> DocumentState | None:
+        """The client's changes queued (the indexer thread applies them), their spans kept."""
+        doc = self.documents.get(uri)
+        if doc is None:
+            return None
+        for c in changes:
+            doc.record_change(version, c, self.encoding)
+        doc.text.version = version
+        self._stale(uri, version)
+        return doc
+
+    def close(self, uri: str) -> DocumentState | None:
+        self._stale(uri, None)
+        return self.documents.pop(uri, None)
+
+    # ---- what requests read -----------------------------------------------------------------
+
+    def open_uris(self) -> list[str]:
+        return list(self.documents)
+
+    def is_open(self, uri: str) -> bool:
+        return uri in self.documents
+
+    def path_of(self, uri: str) -> str | None:
+        doc = self.documents.get(uri)
+        return doc.path if doc is not None else None
+
+    def uri_of_path(self, path: str) -> str | None:
+        """The URI of the open document at `path`, if any."""
+        doc = self.document_at(path)
+        return doc.uri if doc is not None else None
 
     def snapshot(self, uri: str) -> Snapshot | None:
         doc = self.documents.get(uri)
-        return doc.snapshot(self.encoding, self.settings) if doc is not None else None
+        return self._snapshot(doc) if doc is not None else None
+
+    def _snapshot(self, doc: DocumentState, navigation: bool = False) -> Snapshot | None:
+        return doc.served.snapshot(doc.uri, doc.path, self.encoding, self.settings, navigation)
 
     async def first_snapshot(self, uri: str, wait: bool = True, timeout: float = 10.0) -> Snapshot | None:
         """A snapshot; on a newly opened document, once its first index is complete."""
         doc = self.documents.get(uri)
         if doc is None:
             return None
-        snap = doc.snapshot(self.encoding, self.settings)
-        if snap is None and wait and doc.busy and doc.good is None:
+        snap = self._snapshot(doc)
+        if snap is None and wait and doc.jobs.busy and doc.served.good is None:
             try:
-                await asyncio.wait_for(doc.settled.wait(), timeout)
+                await asyncio.wait_for(doc.jobs.settled.wait(), timeout)
             except asyncio.TimeoutError:
                 pass
-            snap = doc.snapshot(self.encoding, self.settings)
+            snap = self._snapshot(doc)
         return snap
 
     async def navigation_snapshot(self, uri: str, timeout: float = 20.0) -> Snapshot | None:
@@ -244,37 +140,100 @@ class Session:
         doc = self.documents.get(uri)
         if doc is None:
             return None
-        snap = doc.snapshot(self.encoding, self.settings, navigation=True)
-        if snap is None and doc.navigable is None and (doc.busy or doc.good is not None):
+        served = doc.served
+        snap = self._snapshot(doc, navigation=True)
+        if snap is None and served.navigable is None and (doc.jobs.busy or served.good is not None):
             try:
-                await asyncio.wait_for(doc.navigation_ready.wait(), timeout)
+                await asyncio.wait_for(served.navigation_ready.wait(), timeout)
             except asyncio.TimeoutError:
                 pass
-            snap = doc.snapshot(self.encoding, self.settings, navigation=True)
+            snap = self._snapshot(doc, navigation=True)
         return snap
+
+    async def _settled(self, doc: DocumentState, timeout: float, shield: bool = False) -> None:
+        """Once no build of doc is due or running (at most `timeout`)."""
+        if doc.jobs.busy:
+            waited = doc.jobs.settled.wait()
+            try:
+                await asyncio.wait_for(asyncio.shield(waited) if shield else waited, timeout)
+            except asyncio.TimeoutError:
+                pass
 
     async def current_diagnostics(self, uri: str, timeout: float = 20.0) -> list[dict]:
         """The rendered findings of the document's current version (waiting for it)."""
         doc = self.documents.get(uri)
         if doc is None:
             return []
-        if doc.busy:
-            try:
-                await asyncio.wait_for(doc.settled.wait(), timeout)
-            except asyncio.TimeoutError:
-                pass
-        return doc.diagnostics
+        await self._settled(doc, timeout)
+        return doc.served.diagnostics
+
+    async def exact_snapshot(self, uri: str, timeout: float = 10.0) -> Snapshot | None:
+        """A snapshot whose index was built from exactly the client's current text (a
+        re-index under way: its end), so that every range made from it is where it says."""
+        doc = self.documents.get(uri)
+        if doc is None:
+            return None
+        await self.current_diagnostics(uri, timeout)
+        snap = self.snapshot(uri)
+        data = doc.text.data
+        if snap is None or snap.spans or doc.text.queued or not (data is snap.index.data or data == snap.index.data):
+            return None
+        self._read_by_request(uri, doc.text.version)
+        return dataclasses.replace(snap, version=doc.text.version)
+
+    async def settled_index(
+        self, uri: str, lookups: bool = False, tokenizer: bool = False, timeout: float = SETTLE_S
+    ) -> tuple[DocumentIndex, int | None] | None:
+        """(index, its version) a command reads (documents.ServedIndexes.serving), once an
+        edit being indexed has its index (at most `timeout`: then the last one)."""
+        doc = self.documents.get(uri)
+        if doc is None:
+            return None
+        await self._settled(doc, timeout, shield=True)
+        found = doc.served.serving(lookups=lookups, tokenizer=tokenizer)
+        if found is not None:
+            self._read_by_request(uri, doc.text.version)
+        return found
+
+    def known_not_tokenizer(self, uri: str) -> bool:
+        """Indexed, and never found to be a tokenizer file."""
+        doc = self.documents.get(uri)
+        idx = doc.served.index if doc is not None else None
+        return idx is not None and not idx.is_tokenizer and not doc.served.was_tokenizer
+
+    async def current_text(self, uri: str) -> tuple[int, bytes] | None:
+        """(version, UTF-8 text) the client shows now: the document's bytes with the changes
+        queued since applied (a build keeps them queued until it stores their text: the two
+        always make the client's text)."""
+        doc = self.documents.get(uri)
+        if doc is None:
+            return None
+        version, data, queued = doc.text.version, doc.text.data, list(doc.text.queued)
+        self._read_by_request(uri, version)
+        if queued:  # applying edits to a 30 MB text takes a while: not on the event loop
+            data, _ = await work.off_loop(work.Mode.LATENCY, None, apply_changes, data, queued, self.encoding)
+        return version, data
+
+    def applied_text(self, path: str) -> tuple[bytes | None, int | None] | None:
+        """(text, version) of the open document at `path`; text None while changes are
+        queued that no build has applied yet. None when no document is open there."""
+        doc = self.document_at(path)
+        if doc is None:
+            return None
+        return (doc.text.data if not doc.text.queued else None), doc.text.version
 
     def open_text(self, path: str) -> bytes | None:
         """The editor's text of the document at `path`, when it is open."""
-        want = os.path.abspath(path)
-        for doc in list(self.documents.values()):
-            if doc.path and os.path.abspath(doc.path) == want:
-                return doc.data
-        return None
+        doc = self.document_at(path)
+        return doc.text.data if doc is not None else None
 
-    def beside(self, path: str) -> list[DocumentState]:
-        """Open documents in the folder of `path`, other than it."""
+    def document_at(self, path: str) -> DocumentState | None:
+        """The open document at `path` (the jobs' and paired files' look-up)."""
+        want = os.path.abspath(path)
+        return next((d for d in list(self.documents.values()) if d.path and os.path.abspath(d.path) == want), None)
+
+    def others_in_folder(self, path: str) -> list[DocumentState]:
+        """Open documents in the folder of `path`, other than it (the jobs' folder re-checks)."""
         folder = os.path.dirname(os.path.abspath(path))
         return [
             d

@@ -23,6 +23,9 @@ class Snapshot:
     settings: Settings
     # the index's navigation lookups (core.navigation.build) when built: beside it, not in it
     navigation: Navigation | None = None
+    uri: str | None = None  # the document's (None: a file on disk, not open)
+    path: str | None = None  # its local file, when it has one
+    version: int | None = None  # the document version the index was built from
 
     def offset_at(self, pos: Pos, bias: str | None = None) -> int | None:
         """Byte offset in the index's text of a position in the client's text."""

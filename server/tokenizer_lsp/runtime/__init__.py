@@ -10,8 +10,9 @@
 - stdio: orjson message parsing, a large didOpen's text straight to bytes, stdin read on
   the event loop, small replies written without releasing the interpreter
 
-Only the entry points (cli.py, engine/worker.py) import this package; nothing in core/ or
-lsp/ does.
+Only the entry points (cli.py, engine/worker.py) install it; nothing in core/ imports it,
+and lsp/ only reads what it needs (processes, read_ahead). Nothing here imports lsp/
+(tests/unit/test_lsp_layers.py).
 """
 
 from __future__ import annotations

@@ -239,9 +239,12 @@ def run_in_child(
 class Forked:
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
         self.fn, self.args = fn, args
+        self.cancelled = False
         self.pid, self.fd = _fork(lambda w: _send(w, pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)))
 
     def result(self, timeout: float = 60.0) -> Any:
+        if self.pid and self.cancelled:
+            self._reap()
         if self.pid:
             try:
                 # unpickled as it arrives: a result of several MB is never held twice (the
@@ -251,7 +254,21 @@ class Forked:
                 pass
             finally:
                 self._reap()
+        if self.cancelled:  # killed by cancel(): not computed here either
+            raise Cancelled()
         return self.fn(*self.args)
+
+    def cancel(self) -> None:
+        """The result is not wanted (any thread: a cancelled request, lsp/work.py): the
+        child is killed now, and result() raises Cancelled rather than compute it here.
+        The reader's thread reaps it (result), never this one under its feet."""
+        self.cancelled = True
+        pid = self.pid
+        if pid:
+            try:
+                os.kill(pid, 9)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def detach(self) -> None:
         """Let go of the arguments: the child has its own copy of them. A child that

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from ..core.formats.json.layout import escaped
-from ..lsp.session import prefetch_text
+from . import read_ahead
 
 
 def _apply_hook(obj: Any, hook) -> Any:
@@ -126,7 +126,7 @@ def loads(body: bytes | str, object_hook=None) -> Any:
             obj, text = split
             doc = obj["params"]["textDocument"]
             if isinstance(doc.get("uri"), str) and isinstance(doc.get("version"), int) and not _wide_number(obj):
-                prefetch_text(doc["uri"], doc["version"], text)
+                read_ahead.keep(doc["uri"], doc["version"], text)
                 return _apply_hook(obj, object_hook) if object_hook else obj
     try:
         obj = orjson.loads(body)

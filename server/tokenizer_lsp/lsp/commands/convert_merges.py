@@ -5,26 +5,24 @@ each time the editor asks which actions there are (Emacs asks on every idle mome
 
 from __future__ import annotations
 
-import asyncio
-
 from lsprotocol import types
 
+from ..work import Mode, current_token, off_loop
+from ..workspace_edits import workspace_edit
 from . import CommandError
 
 
 async def run(ls, arguments: list):
     from ...core.fixes.convert_merges import CannotConvert, convert
-    from ..handlers.code_action import current_snapshot, workspace_edit
 
     if len(arguments) < 3 or not isinstance(arguments[0], str) or not isinstance(arguments[2], dict):
         raise CommandError("tokenizer-lsp.convertMerges takes [uri, version, {\"to\": \"pairs\" | \"strings\"}]")
     uri, version, how = arguments[0], arguments[1], arguments[2]
-    found = await current_snapshot(ls, uri)
-    if found is None or found[1] != version:
+    snap = await ls.session.exact_snapshot(uri)
+    if snap is None or snap.version != version:
         raise CommandError("the file changed since the action was offered: ask for it again")
-    snap = found[0]
     try:
-        edit = await asyncio.to_thread(convert, snap.index, how)
+        edit = await off_loop(Mode.BACKGROUND, current_token(), convert, snap.index, how)
     except CannotConvert as err:
         raise CommandError(f"cannot convert the merges: {err}") from None
     data = workspace_edit(ls, uri, version, snap, [edit])

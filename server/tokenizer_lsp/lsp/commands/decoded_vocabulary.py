@@ -7,22 +7,20 @@ view (core/formats/decoded_view.py): the text an editor shows in place of the by
 own hovers and findings the server serves when it is opened as a document. The editor never
 reads the file.
 
-The rows of a large vocabulary (262k for Gemma 3) are rendered beside the server (a
-forked child where the platform has fork: core.seams), off the event loop; the answer,
+The rows of a large vocabulary (262k for Gemma 3) are rendered in a forked child where
+the platform has fork (core.seams.in_child; stopped when the request is cancelled), off the event loop; the answer,
 tens of megabytes, is written as JSON as it is.
 """
 
 from __future__ import annotations
 
-import asyncio
-
-from ...core import seams
 from ...core.decoding.listing import listing
 from ...core.formats import registry
 from ...core.formats.decoded_view import rows_and_spans, view_text
 from ...core.formats.table import FormatError
-from ..handlers.lsp_types import JsonResult
+from ..lsp_types import JsonResult
 from ..session import uri_to_path
+from ..work import Mode, current_token, in_child_result, off_loop
 from . import CommandError, open_tokenizer
 
 NAME = "tokenizer-lsp.decodedVocabulary"
@@ -33,16 +31,19 @@ async def run(ls, arguments: list):
     path = _plugin_file(ls, uri) if uri is not None else None
     if path is not None:
         try:
-            text, rows = await asyncio.to_thread(view_text, path)
+            text, rows = await off_loop(Mode.BACKGROUND, current_token(), view_text, path)
         except (OSError, FormatError, ValueError) as e:
             raise CommandError(f"{uri.rsplit('/', 1)[-1]}: {e}") from None
         return JsonResult({"text": text, "rows": rows})
-    _, idx, _ = await open_tokenizer(ls, arguments, NAME)
+    idx, _ = await open_tokenizer(ls, arguments, NAME)
     table = getattr(idx.doc, "table", None)
     if table is not None and idx.path:  # an open tekken or vocab.txt: its rows as `decode` gives them
-        text, rows, _ = await asyncio.to_thread(rows_and_spans, idx.doc.plugin, table, idx.path)
+        text, rows, _ = await off_loop(
+            Mode.BACKGROUND, current_token(), rows_and_spans, idx.doc.plugin, table, idx.path
+        )
         return JsonResult({"text": text, "rows": rows})
-    text, rows = await asyncio.to_thread(lambda: seams.in_child(listing, idx).result())
+    token = current_token()
+    text, rows = await off_loop(Mode.BACKGROUND, token, in_child_result, token, listing, idx)
     return JsonResult({"text": text, "rows": rows})
 
 
@@ -56,6 +57,6 @@ def _plugin_file(ls, uri: str) -> str | None:
         plugin = registry.sniff_path(path)
     except OSError:
         return None
-    if plugin is None or (not plugin.binary and uri in ls.session.documents):
+    if plugin is None or (not plugin.binary and ls.session.is_open(uri)):
         return None
     return path

@@ -8,20 +8,17 @@ the engine helper process (never in the server's). Returns {"same", "report" (th
 
 from __future__ import annotations
 
-import asyncio
-import os
 import zlib
 
-from ...core import seams
 from ...core.behaviour.diff.compare import compare, with_text
 from ...core.behaviour.diff.report import render
 from ...core.behaviour.diff.sides import DiffError, read_side
 from ...core.behaviour.loaded import LoadError
 from ..engine_client import EngineError, companion_bytes
-from ..handlers.lsp_types import JsonResult
+from ..lsp_types import JsonResult
 from ..session import uri_to_path
+from ..work import Mode, current_token, in_child_result, off_loop
 from . import CommandError
-from .encode import current_text
 
 
 async def run(ls, arguments: list):
@@ -35,7 +32,8 @@ async def run(ls, arguments: list):
     if text is not None and not isinstance(text, str):
         raise CommandError('tokenizer-lsp.diff: options.text must be a string')
     old, new = await _source(ls, arguments[0]), await _source(ls, arguments[1])
-    d = await asyncio.to_thread(lambda: seams.in_child(_compare, old[1:4], new[1:4]).result())
+    token = current_token()
+    d = await off_loop(Mode.BACKGROUND, token, in_child_result, token, _compare, old[1:4], new[1:4])
     if isinstance(d, str):
         raise CommandError(d)
     if text is not None:
@@ -55,19 +53,18 @@ async def _source(ls, ref: str) -> tuple:
     """(key, data, path, companion, companion path) of a URI or path: the editor's text
     when the document is open, else the file on disk."""
     session = ls.session
-    doc = session.documents.get(ref)
+    uri = ref if session.is_open(ref) else None
     path = uri_to_path(ref) if "://" in ref or ref.startswith("file:") else ref
-    if doc is None and path:
-        want = os.path.abspath(path)
-        doc = next((d for d in list(session.documents.values()) if d.path and os.path.abspath(d.path) == want), None)
-    if doc is not None:
-        version, data = await current_text(ls, doc)
-        key, path = (doc.uri, version), doc.path
+    if uri is None and path:
+        uri = session.uri_of_path(path)
+    if uri is not None:
+        version, data = await session.current_text(uri)
+        key, path = (uri, version), session.path_of(uri)
     else:
         if not path:
             raise CommandError(f"{ref}: not a file this server can read")
         try:
-            data = await asyncio.to_thread(_read, path)
+            data = await off_loop(Mode.BACKGROUND, current_token(), _read, path)
         except OSError as e:
             raise CommandError(f"{path}: cannot read: {e.strerror or e}") from None
         key = (path, zlib.crc32(data))

@@ -7,12 +7,9 @@ argument {"special": true, "pattern": REGEX} gives `--special` / `--pattern`.
 
 from __future__ import annotations
 
-import asyncio
-
 from ...core.behaviour.loaded import LoadError
-from ...core.text.edits import apply_changes
 from ..engine_client import EngineError, companion_bytes
-from ..handlers.lsp_types import JsonResult
+from ..lsp_types import JsonResult
 from . import CommandError
 
 
@@ -25,18 +22,18 @@ async def run(ls, arguments: list):
     uri, text = arguments[0], arguments[1]
     options = arguments[2] if len(arguments) > 2 and isinstance(arguments[2], dict) else {}
     pattern = options.get("pattern") if isinstance(options.get("pattern"), str) else None
-    doc = ls.session.documents.get(uri)
-    if doc is None:
+    if not ls.session.is_open(uri):
         raise CommandError(f"{uri} is not open in the editor: open the tokenizer file first")
-    if doc.index is not None and not doc.index.is_tokenizer and not doc.was_tokenizer:
+    if ls.session.known_not_tokenizer(uri):
         raise CommandError(f"{uri.rsplit('/', 1)[-1]} is not a tokenizer file")
-    version, data = await current_text(ls, doc)
-    other, companion = await companion_bytes(ls.session, data, doc.path)
+    version, data = await ls.session.current_text(uri)
+    path = ls.session.path_of(uri)
+    other, companion = await companion_bytes(ls.session, data, path)
     try:
         result = await ls.engine.encode(
             (uri, version),
             data,
-            doc.path,
+            path,
             companion,
             text,
             special=options.get("special") is True,
@@ -49,14 +46,3 @@ async def run(ls, arguments: list):
     except EngineError as e:
         raise CommandError(str(e)) from None
     return JsonResult(result)  # plain JSON already: written as it is, no cattrs pass over every token
-
-
-async def current_text(ls, doc) -> tuple[int, bytes]:
-    """(version, UTF-8 text) the client shows now: the document's bytes with the changes
-    queued since applied (a build keeps them queued until it stores their text: the two
-    always make the client's text)."""
-    version, data, queued = doc.version, doc.data, list(doc.queued)
-    if queued:  # applying edits to a 30 MB text takes a while: not on the event loop
-        loop = asyncio.get_running_loop()
-        data, _ = await loop.run_in_executor(None, apply_changes, data, queued, ls.session.encoding)
-    return version, data

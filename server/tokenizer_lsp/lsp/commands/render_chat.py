@@ -7,13 +7,11 @@ with its message and line."""
 
 from __future__ import annotations
 
-import asyncio
-
 from ...core.detect import is_chat_template_name, is_config_name
 from ..chat_render import as_request, render_document
-from ..handlers.lsp_types import JsonResult
+from ..lsp_types import JsonResult
 from ..session import uri_to_path
-from . import SETTLE_S, CommandError
+from . import CommandError
 
 
 async def run(ls, arguments: list):
@@ -26,18 +24,12 @@ async def run(ls, arguments: list):
     request = as_request(arguments[1] if len(arguments) > 1 else None)
     if request is None:
         raise CommandError("messages: expected a JSON list of messages or an object with a \"messages\" list")
-    doc = ls.session.documents.get(uri)
-    path = doc.path if doc is not None else uri_to_path(uri)
+    path = ls.session.path_of(uri) if ls.session.is_open(uri) else uri_to_path(uri)
     if not path:
         raise CommandError(f"{uri}: not a file")
-    idx, version = None, None
-    if doc is not None:
-        if doc.busy:
-            try:
-                await asyncio.wait_for(asyncio.shield(doc.settled.wait()), SETTLE_S)
-            except asyncio.TimeoutError:
-                pass
-        idx, version = doc.index, doc.indexed_version
+    # the template as the editor has it: the index that answers once an edit is indexed
+    found = await ls.session.settled_index(uri) if ls.session.is_open(uri) else None
+    idx, version = found if found is not None else (None, None)
     if not (is_config_name(path) or is_chat_template_name(path)):
         import os
 

@@ -6,7 +6,6 @@ exactly the text the client has (no edits since), so every range is where it say
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from lsprotocol import types
@@ -20,56 +19,16 @@ from ...core.fixes import (
     rewrites_at,
     safe_fixes,
 )
+from ..lsp_types import JsonResult
 from ..render.diagnostics import SOURCE
-from .lsp_types import JsonResult
+from ..work import Mode, off_loop
+from ..workspace_edits import workspace_edit
 
 log = logging.getLogger("tokenizer_lsp")
 
 KINDS = [QUICKFIX, REWRITE, FIX_ALL, "refactor.move"]  # refactor.move: a chat template's (lsp/chat_actions.py)
 OPTIONS = types.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=True)
 _LEVEL = {"error": 1, "warning": 2, "information": 3, "hint": 4}
-
-
-async def current_snapshot(ls, uri: str):
-    """(snapshot, document version) when the index is of the client's current text."""
-    doc = ls.session.documents.get(uri)
-    if doc is None:
-        return None
-    await ls.session.current_diagnostics(uri, timeout=10.0)  # a re-index under way: its end
-    snap = ls.session.snapshot(uri)
-    if snap is None or snap.spans or doc.queued or not (doc.data is snap.index.data or doc.data == snap.index.data):
-        return None
-    return snap, doc.version
-
-
-def _caps(ls, path: str):
-    node = getattr(ls, "client_capabilities", None)
-    for part in path.split("."):
-        node = getattr(node, part, None) if node is not None else None
-    return node
-
-
-def resolves_edits(ls) -> bool:
-    """Whether the client fills in an action's `edit` through codeAction/resolve."""
-    props = _caps(ls, "text_document.code_action.resolve_support.properties") or []
-    return "edit" in props
-
-
-def workspace_edit(ls, uri: str, version: int, snap, edits) -> dict:
-    """A WorkspaceEdit of byte edits of the snapshot's text (which is the client's)."""
-    positions = snap.positions_of([o for s, e, _ in edits for o in (s, e)])
-    text_edits = []
-    for k, (_, _, new) in enumerate(edits):
-        (a, b), (c, d) = positions[2 * k], positions[2 * k + 1]
-        text_edits.append(
-            {
-                "range": {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}},
-                "newText": new.decode("utf-8"),
-            }
-        )
-    if _caps(ls, "workspace.workspace_edit.document_changes"):
-        return {"documentChanges": [{"textDocument": {"uri": uri, "version": version}, "edits": text_edits}]}
-    return {"changes": {uri: text_edits}}
 
 
 def _wanted(kind: str, only) -> bool:
@@ -141,7 +100,7 @@ async def _action(ls, uri: str, version: int, snap, fix: Fix, diagnostic: dict |
             "arguments": [uri, version, fix.key],
         }
     else:
-        edits = await asyncio.to_thread(fix.resolved_edits)
+        edits = await off_loop(Mode.LATENCY, None, fix.resolved_edits)
         action["edit"] = workspace_edit(ls, uri, version, snap, edits)
     return action
 
@@ -157,11 +116,11 @@ async def handle(ls, params: types.CodeActionParams):
     from ...core.fixes.convert_merges import CannotConvert
 
     uri = params.text_document.uri
-    found = await current_snapshot(ls, uri)
-    if found is None:
+    snap = await ls.session.exact_snapshot(uri)
+    if snap is None:
         return None
-    snap, version = found
-    idx, only, lazy = snap.index, params.context.only, resolves_edits(ls)
+    version = snap.version
+    idx, only, lazy = snap.index, params.context.only, ls.session.capabilities.resolves_edits
     actions: list[dict] = []
     for code, s, e, message, diagnostic in _findings_in_context(ls, snap, params):
         try:

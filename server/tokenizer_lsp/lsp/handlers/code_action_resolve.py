@@ -3,13 +3,13 @@ when the client asks for it (clients that resolve `edit`; the others get it inli
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from lsprotocol import types
 
-from .code_action import current_snapshot, workspace_edit
-from .lsp_types import JsonResult
+from ..lsp_types import JsonResult
+from ..work import Mode, current_token, off_loop
+from ..workspace_edits import workspace_edit
 
 log = logging.getLogger("tokenizer_lsp")
 
@@ -20,13 +20,12 @@ async def handle(ls, params: types.CodeAction):
     action = ls.protocol._converter.unstructure(params)
     data = params.data if isinstance(params.data, dict) else {}
     uri, version = data.get("uri"), data.get("version")
-    found = await current_snapshot(ls, uri) if isinstance(uri, str) else None
-    if found is None or found[1] != version:
+    snap = await ls.session.exact_snapshot(uri) if isinstance(uri, str) else None
+    if snap is None or snap.version != version:
         log.info("code action %r: the document changed since it was offered", params.title)
         return JsonResult(action)  # no edit: nothing is applied to a text it was not made for
-    snap, _ = found
     try:  # seconds on a 30 MB file: off the event loop
-        edit = await asyncio.to_thread(convert, snap.index, data)
+        edit = await off_loop(Mode.BACKGROUND, current_token(), convert, snap.index, data)
     except CannotConvert as err:
         log.info("code action %r: %s", params.title, err)
         return JsonResult(action)

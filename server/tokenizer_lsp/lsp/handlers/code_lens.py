@@ -15,7 +15,7 @@ from ...core.model_folder.chat_template_file import FORMAT as TEMPLATE_FORMAT
 from ...core.model_folder.chat_template_moves import chat_template_entry
 from ...core.model_folder.config_doc import ConfigDocument
 from ..chat_render import render_document
-from .lsp_types import JsonResult
+from ..lsp_types import JsonResult
 
 OPTIONS = types.CodeLensOptions(resolve_provider=False)
 PREVIEW = (
@@ -45,9 +45,8 @@ def _status(findings) -> list[str]:
 
 async def handle(ls, params: types.CodeLensParams):
     uri = params.text_document.uri
-    doc = ls.session.documents.get(uri)
-    snap = await ls.session.first_snapshot(uri) if doc is not None else None
-    if snap is None or doc.path is None:
+    snap = await ls.session.first_snapshot(uri)
+    if snap is None or snap.path is None:
         return None
     idx = snap.index
     if idx.format == TEMPLATE_FORMAT:
@@ -58,7 +57,7 @@ async def handle(ls, params: types.CodeLensParams):
             return None
         span = (entry[0], entry[0])
         findings = [f for f in idx.findings if entry[0] <= f.start and f.end <= entry[1]]
-        folder = os.path.dirname(os.path.abspath(doc.path))
+        folder = os.path.dirname(os.path.abspath(snap.path))
         # the files replace the config's templates entirely (core/chat/places.py)
         effective = not (
             os.path.exists(os.path.join(folder, JINJA_FILE)) or os.path.isdir(os.path.join(folder, JINJA_DIR))
@@ -72,7 +71,7 @@ async def handle(ls, params: types.CodeLensParams):
     where = {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}}
     titles = _status(findings) if effective else [f"not used: {JINJA_FILE} or {JINJA_DIR}/ takes effect instead"]
     if effective and not titles[0].startswith("fails"):
-        found = await render_document(ls, uri, doc.path, idx, _sample(), doc.indexed_version)
+        found = await render_document(ls, uri, snap.path, idx, _sample(), snap.version)
         if "ids" in found:
             titles.append(f"{len(found['ids'])} tokens for the sample chat")
         elif "failure" in found:

@@ -8,8 +8,8 @@ from lsprotocol import types
 from ...core.model_folder.config_queries import named_by
 from ...core.model_folder.folder import facts_of_index
 from ...core.navigation.queries import added_entry, producing_merge, vocab_entry
+from ..lsp_types import location, navigable_piece
 from ..paired import config_context, paired
-from .lsp_types import location, navigable_piece
 
 
 async def handle(ls, params: types.DefinitionParams) -> list[types.Location] | None:
@@ -25,7 +25,7 @@ async def handle(ls, params: types.DefinitionParams) -> list[types.Location] | N
         return None
     snap, piece = found
     idx, token = snap.index, piece.token
-    path = ls.session.documents[uri].path if uri in ls.session.documents else None
+    path = ls.session.path_of(uri)
     if piece.role == "vocab":
         found = producing_merge(idx, snap.navigation, token)
         if found is not None:

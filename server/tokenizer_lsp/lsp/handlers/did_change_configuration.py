@@ -1,14 +1,10 @@
-"""workspace/didChangeConfiguration (and the configuration pulled at start)."""
+"""workspace/didChangeConfiguration: the editor's settings changed (lsp/configuration.py applies them)."""
 
 from __future__ import annotations
 
-import logging
-
 from lsprotocol import types
 
-from ..settings import parse_settings
-
-log = logging.getLogger("tokenizer_lsp")
+from ..configuration import apply_settings, pull_configuration
 
 
 async def handle(ls, params: types.DidChangeConfigurationParams) -> None:
@@ -19,30 +15,3 @@ async def handle(ls, params: types.DidChangeConfigurationParams) -> None:
         apply_settings(ls, raw)  # the section itself, unwrapped (Helix sends it so)
     else:
         await pull_configuration(ls)
-
-
-async def pull_configuration(ls) -> None:
-    if not ls.session.capabilities.configuration:
-        return
-    try:
-        result = await ls.workspace_configuration_async(
-            types.ConfigurationParams(items=[types.ConfigurationItem(section="tokenizerLsp")])
-        )
-    except Exception as e:  # a client may refuse; defaults then apply
-        log.info("workspace/configuration failed: %s", e)
-        return
-    if result and isinstance(result[0], dict):
-        apply_settings(ls, result[0])
-
-
-def apply_settings(ls, raw) -> None:
-    # the editor's configuration is the whole truth once it says anything: merging it over
-    # initializationOptions would keep a severity the user has since removed
-    session = ls.session
-    section = raw.get("tokenizerLsp") if isinstance(raw, dict) and "tokenizerLsp" in raw else raw
-    settings, problems = parse_settings(section if section else session.init_options)
-    for p in problems:
-        ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"tokenizer-lsp: {p}"))
-    if settings != session.settings:
-        session.settings = settings
-        ls.scheduler.refresh_all()

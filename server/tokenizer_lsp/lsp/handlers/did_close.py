@@ -6,6 +6,6 @@ from lsprotocol import types
 
 
 def handle(ls, params: types.DidCloseTextDocumentParams) -> None:
-    doc = ls.session.documents.pop(params.text_document.uri, None)
+    doc = ls.session.close(params.text_document.uri)
     if doc is not None:
         ls.scheduler.forget(doc)

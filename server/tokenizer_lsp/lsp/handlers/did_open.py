@@ -8,7 +8,6 @@ from lsprotocol import types
 
 from ...core import detect
 from ...core.formats.decoded_view import binary_opened_as_text
-from ..session import DocumentState, take_prefetched_text, uri_to_path
 
 log = logging.getLogger("tokenizer_lsp")
 
@@ -16,12 +15,9 @@ log = logging.getLogger("tokenizer_lsp")
 def handle(ls, params: types.DidOpenTextDocumentParams) -> None:
     td = params.text_document
     log.info("open %s v%s", td.uri.rsplit("/", 1)[-1], td.version)
-    data = take_prefetched_text(td.uri, td.version)
-    if data is None:
-        data = td.text.encode("utf-8", "surrogatepass")
+    doc = ls.session.open(td.uri, td.version, td.text)
     td.text = ""  # pygls keeps the message alive until the next one: drop the str now
-    doc = DocumentState(td.uri, uri_to_path(td.uri), td.version, data)
-    ls.session.documents[td.uri] = doc
+    data = doc.text.data
     if (told := binary_opened_as_text(doc.path, data)) is not None:
         # its text is the bytes mangled by a UTF-8 decoder: nothing to index; the user is
         # told where its tokens are (a log line alone reached nobody)

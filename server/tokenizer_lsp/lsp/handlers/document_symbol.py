@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ...core.navigation.outline import outline
-from .lsp_types import lsp_range
+from ..lsp_types import lsp_range
 
 _KIND = {
     "module": types.SymbolKind.Module,

@@ -11,6 +11,7 @@ import logging
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 
+from ...core.seams import Cancelled
 from ..commands import CommandError
 
 log = logging.getLogger("tokenizer_lsp")
@@ -36,6 +37,8 @@ async def handle(ls, params: types.ExecuteCommandParams):
     module = importlib.import_module(f"..commands.{name}", __package__)
     try:
         return await module.run(ls, list(params.arguments or []))
+    except Cancelled:
+        raise  # its request was cancelled (lsp/work.py answers it): no failure
     except CommandError as e:
         # a refusal (a broken file, a wrong argument) is the user's answer, not the server's
         # fault: one line here, and the protocol sends it without a traceback (server.py)

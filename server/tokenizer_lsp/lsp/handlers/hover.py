@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 from lsprotocol import types
@@ -16,10 +15,11 @@ from ...core.model_folder.chat_template_hover import (
 from ...core.model_folder.config_queries import describe, named_by, token_piece
 from ...core.model_folder.folder import facts_of_index
 from ...core.navigation.pieces import piece_at
+from ..lsp_types import lsp_range
 from ..paired import config_context, paired
 from ..render.hover import hover_markdown
 from ..render.merge_tree import merge_lines
-from .lsp_types import lsp_range
+from ..work import Mode, off_loop
 
 
 def _plain(markdown: str) -> str:
@@ -52,8 +52,7 @@ async def handle(ls, params: types.HoverParams) -> types.Hover | None:
 async def _paired_merge_lines(ls, uri: str, snap, piece) -> str:
     """A vocab.json holds no merges: the producing merge, the uses and the merge tree come
     from the merges file beside it (with or without its `#version` line), as definition's."""
-    doc = ls.session.documents.get(uri)
-    other = await paired(ls, snap, doc.path if doc is not None else None)
+    other = await paired(ls, snap, ls.session.path_of(uri))
     if other is None or other[1].index.vocab is None:
         return ""
     lines = merge_lines(other[1].index, other[1].navigation, piece)  # its first line is blank: the paragraph's break
@@ -67,12 +66,11 @@ async def _template_variable(ls, uri: str, snap, offset: int) -> types.Hover | N
     if var is None:
         return None
     _, offsets, _ = found
-    doc = ls.session.documents.get(uri)
-    path = doc.path if doc is not None else None
+    path = ls.session.path_of(uri)
     special = (
         snap.index.doc.special_tokens
         if snap.index.format == TEMPLATE_FORMAT
-        else await asyncio.get_running_loop().run_in_executor(None, _config_special_tokens, ls.session, snap.index.doc)
+        else await off_loop(Mode.LATENCY, None, _config_special_tokens, ls.session, snap.index.doc)
     )
     tokenizer = await paired(ls, snap, path)
     facts = facts_of_index(tokenizer[1].index) if tokenizer is not None else None

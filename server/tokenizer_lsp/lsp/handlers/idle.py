@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from .lsp_types import JsonResult
+from ..lsp_types import JsonResult
 
 METHOD = "tokenizer-lsp/idle"
 IDLE_CAP_S = 60.0

@@ -7,7 +7,7 @@ import logging
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 
-from ..session import ResolvedClientCapabilities
+from ..capabilities import ResolvedClientCapabilities
 from ..settings import parse_settings
 
 log = logging.getLogger("tokenizer_lsp")

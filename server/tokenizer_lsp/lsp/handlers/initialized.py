@@ -7,7 +7,7 @@ import logging
 from lsprotocol import types
 
 from ...core.detect import VOCAB_NAMES
-from .did_change_configuration import pull_configuration
+from ..configuration import pull_configuration
 
 log = logging.getLogger("tokenizer_lsp")
 

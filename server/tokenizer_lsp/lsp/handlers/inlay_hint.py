@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ..lsp_types import lsp_position
 from ..render.hints import hints_in
-from .lsp_types import lsp_position
 
 
 async def handle(ls, params: types.InlayHintParams) -> list[types.InlayHint]:

@@ -13,8 +13,8 @@ from ...core.formats.json.merge_layout import RangeRun
 from ...core.model_folder.config_queries import config_occurrences, named_by
 from ...core.model_folder.folder import facts_of_index
 from ...core.navigation.queries import reference_ranges, references
+from ..lsp_types import JsonResult, navigable_piece
 from ..paired import config_context, config_snapshots, paired
-from .lsp_types import JsonResult, navigable_piece
 
 
 async def handle(ls, params: types.ReferenceParams) -> JsonResult | None:
@@ -33,9 +33,8 @@ async def handle(ls, params: types.ReferenceParams) -> JsonResult | None:
     if found is None:
         return None
     snap, piece = found
-    doc = ls.session.documents.get(uri)
     out = _token_locations(uri, snap, piece.token, decl)
-    other = await paired(ls, snap, doc.path if doc else None)
+    other = await paired(ls, snap, ls.session.path_of(uri))
     if other is not None:
         _then(out, _token_locations(other[0], other[1], piece.token, decl))
     _then(out, await _in_configs(ls, snap.index, piece.token))

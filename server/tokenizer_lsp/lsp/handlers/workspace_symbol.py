@@ -9,13 +9,13 @@ from lsprotocol import types
 
 from ...core.decoding.display import visible_text
 from ...core.navigation.build import MAX_SYMBOLS
-from .lsp_types import location
+from ..lsp_types import location
 
 
 async def handle(ls, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
     query = params.query or ""
     out: list[tuple[bool, int, types.SymbolInformation]] = []
-    for uri in list(ls.session.documents):
+    for uri in ls.session.open_uris():
         snap = await ls.session.navigation_snapshot(uri, timeout=5.0)
         if snap is None or snap.navigation is None or snap.index.format == "merges.txt":
             continue

@@ -31,6 +31,7 @@ from ...core.index.files import VOCAB_NAMES
 from ...core.model_folder.config_doc import is_config_name
 from ...core.model_folder.folder import TOKENIZER_NAMES
 from ..paired import closed_config_diagnostics
+from ..work import Mode, off_loop
 
 log = logging.getLogger("tokenizer_lsp")
 CONFIG_SETTLE_S = 0.5  # quiet time after a tokenizer edit before its folder's configs are re-checked
@@ -56,8 +57,8 @@ class FolderChecks:
         self.configs_changed(path, opened)
         if not path or os.path.basename(path) not in VOCAB_NAMES:
             return
-        for doc in self.session.beside(path):
-            if doc.index is not None and doc.index.format == "merges.txt":
+        for doc in self.session.others_in_folder(path):
+            if doc.served.index is not None and doc.served.index.format == "merges.txt":
                 self.reindex(doc)
 
     def configs_changed(self, path: str | None, opened: bool = False) -> None:
@@ -81,7 +82,7 @@ class FolderChecks:
 
     def _recheck(self, folder: str, path: str, opened: bool = False) -> None:
         self._timers.pop(folder, None)
-        for doc in self.session.beside(path):
+        for doc in self.session.others_in_folder(path):
             if is_config_name(doc.path):
                 self.reindex(doc)
         for doc in list(self.session.documents.values()):  # its special tokens, ids, stop ids
@@ -96,9 +97,8 @@ class FolderChecks:
         checked too, after its own diagnostics, and published on their own URIs."""
         try:
             started = time.perf_counter()
-            found = await asyncio.get_running_loop().run_in_executor(  # never queued before an edit
-                None, _checked, self.session, path, opened
-            )
+            # the background pool: never queued before an edit's build (the indexer thread)
+            found = await off_loop(Mode.BACKGROUND, None, _checked, self.session, path, opened)
             log.info(
                 "%s: %d config files beside it checked in %.0f ms",
                 os.path.basename(path),

@@ -36,6 +36,7 @@ from ...core.index.staged import build_index_in_child
 from ...core.text.edits import apply_changes, coalesced
 from ..progress import indexing_progress
 from ..render.diagnostics import diagnostics_for
+from ..work import Mode, off_loop
 
 log = logging.getLogger("tokenizer_lsp")
 
@@ -84,7 +85,7 @@ class Indexing:
         f.rebuild = f.rebuild or rebuild
         if f.timer is not None:
             f.timer.cancel()
-        doc.set_busy(True)
+        doc.jobs.set_busy(True)
         if f.token is not None:
             f.token.cancel()  # building a version this call replaced
         f.timer = asyncio.get_running_loop().call_later(delay, self._fire, doc)
@@ -121,7 +122,7 @@ class Indexing:
         try:
             while self.session.documents.get(doc.uri) is doc:
                 f.again = False
-                doc.reindexing = 1
+                doc.jobs.reindexing = 1
                 await self._once(doc, f)
                 if not f.again:
                     break
@@ -129,64 +130,67 @@ class Indexing:
             log.exception("indexing %s failed", doc.uri)
         finally:
             f.task = f.token = None
-            doc.reindexing = 0
-            doc.set_busy(f.timer is not None)
+            doc.jobs.reindexing = 0
+            doc.jobs.set_busy(f.timer is not None)
 
     # ---- one build --------------------------------------------------------------------------
 
     async def _once(self, doc, f: _Flight) -> None:
         uri = doc.uri
-        # the changes stay queued until their text is stored: doc.data with doc.queued applied
-        # is the client's text at every moment (commands read it: lsp/commands/encode.py)
-        version, data, queued = doc.version, doc.data, list(doc.queued)
+        # the changes stay queued until their text is stored: text.data with text.queued applied
+        # is the client's text at every moment (commands read it: Session.current_text)
+        version, data, queued = doc.text.version, doc.text.data, list(doc.text.queued)
         if (
             not queued
-            and doc.pending == []
-            and doc.index is not None
-            and doc.indexed_version == version
+            and doc.jobs.pending == []
+            and doc.served.index is not None
+            and doc.served.indexed_version == version
             and not f.rebuild
         ):
             return  # built already (the timer of an edit the last round took in)
         f.rebuild = False
-        doc.built_from = version  # edits after this one are mapped apart from those before
-        caused_here = bool(queued) or doc.index is None
-        loop = asyncio.get_running_loop()
-        base, edits = doc.index, doc.pending
+        doc.jobs.built_from = version  # edits after this one are mapped apart from those before
+        caused_here = bool(queued) or doc.served.index is None
+        base, edits = doc.served.index, doc.jobs.pending
         token = f.token = seams.CancelToken()
         # a large document's first index is shown as work-done progress, begun before its
         # first diagnostics; the client's answer to the create is never waited for here
         progress = (
             None
-            if doc.index is not None or self.progress_server is None
+            if doc.served.index is not None or self.progress_server is None
             else indexing_progress(
-                self.progress_server, self.session.capabilities.work_done_progress, doc.data, doc.path, uri
+                self.progress_server, self.session.capabilities.work_done_progress, doc.text.data, doc.path, uri
             )
         )
         started = time.perf_counter()
         try:
             with self.engine_paused():
-                data, edits = await loop.run_in_executor(self.executor, self._apply, data, queued, base, edits)
+                data, edits = await off_loop(
+                    Mode.BACKGROUND, None, self._apply, data, queued, base, edits, pool=self.executor
+                )
                 # the queued changes are applied whatever happens next: the next build starts
                 # here (a re-parse asked for meanwhile stays asked for)
-                del doc.queued[: len(queued)]
-                doc.data, doc.pending = data, edits if doc.pending is not None else None
-                if doc.version != version or token.cancelled:
+                del doc.text.queued[: len(queued)]
+                doc.text.data, doc.jobs.pending = data, edits if doc.jobs.pending is not None else None
+                if doc.text.version != version or token.cancelled:
                     return  # superseded before it began
                 try:
-                    idx, diags = await loop.run_in_executor(
-                        self.executor,
+                    idx, diags = await off_loop(
+                        Mode.BACKGROUND,
+                        None,
                         self._index,
                         data,
                         doc.path,
-                        doc.was_tokenizer,
+                        doc.served.was_tokenizer,
                         base,
                         edits,
                         progress.step_threadsafe if progress else None,
                         self.unreachable.carrying(doc),
                         token,
+                        pool=self.executor,
                     )
                 except seams.Cancelled:
-                    log.info("%s v%s: dropped (v%s came)", uri.rsplit("/", 1)[-1], version, doc.version)
+                    log.info("%s v%s: dropped (v%s came)", uri.rsplit("/", 1)[-1], version, doc.text.version)
                     return
             del data
             log.info(
@@ -197,26 +201,26 @@ class Indexing:
                 len(diags),
                 (time.perf_counter() - started) * 1e3,
             )
-            if self.session.documents.get(uri) is not doc or doc.version != version or token.cancelled:
+            if self.session.documents.get(uri) is not doc or doc.text.version != version or token.cancelled:
                 return  # superseded: its edits stay pending from `base` (coalesced)
             f.token = None  # adopted: its lookups are finished, whatever comes (the next build's base)
-            doc.pending = []
-            doc.index = idx
-            doc.indexed_version = version
-            if idx.is_tokenizer or doc.was_tokenizer:
-                doc.was_tokenizer = True
+            doc.jobs.pending = []
+            doc.served.index = idx
+            doc.served.indexed_version = version
+            if idx.is_tokenizer or doc.served.was_tokenizer:
+                doc.served.was_tokenizer = True
                 diags = await self.unreachable.carried(doc, idx, diags, version)
-                if doc.version == version:  # not replaced while the set was placed
+                if doc.text.version == version:  # not replaced while the set was placed
                     self.publisher.findings(doc, diags, version, caused_here)
             del diags
             self.on_published(doc, idx, base)
-            if idx.doc is None or (idx.salvaged and doc.good is not None):
+            if idx.doc is None or (idx.salvaged and doc.served.good is not None):
                 return  # salvaged: serves only when there is no whole index to map from
             if progress is not None:
                 progress.step("hover lookups", 70)
-            await loop.run_in_executor(self.executor, _prepare_lookups, idx)
+            await off_loop(Mode.BACKGROUND, None, _prepare_lookups, idx, pool=self.executor)
             if not idx.salvaged:
-                doc.set_good(idx, version)  # until now hovers kept answering from the previous one
+                doc.served.set_good(idx, version)  # until now hovers kept answering from the previous one
                 # no gc.freeze() here or after a build: with the navigation thread running, it
                 # froze garbage cycles holding whole indexes (qwen3 peak 7.9x -> 12.6x the file)
             await self.on_serving(doc, idx, version)

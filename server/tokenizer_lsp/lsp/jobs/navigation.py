@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ...core import seams
 from ...core.index.document import DocumentIndex, collector_paused
+from ..work import Mode, off_loop
 
 log = logging.getLogger("tokenizer_lsp")
 SETTLE_S = 1.0  # quiet time after an edit before navigation lookups are rebuilt
@@ -49,21 +50,18 @@ class Navigation:
     @staticmethod
     def _carried(doc, idx: DocumentIndex, version: int | None) -> bool:
         """Whether the lookups of idx's parse are built: then they serve it too."""
-        navigation = doc.navigation_of(idx)
+        navigation = doc.served.navigation_of(idx)
         if navigation is None:
             return False
-        doc.set_navigable(idx, version, navigation)
+        doc.served.set_navigable(idx, version, navigation)
         return True
 
     def want(self, doc, idx: DocumentIndex, version: int) -> None:
         if self._carried(doc, idx, version):
             return
-        nav = doc.navigable
+        nav = doc.served.navigable
         if nav is not None and nav.parse_id != idx.parse_id:
-            # a new parse: the old one's lookups would keep a second whole index alive
-            # while the new ones are built (2 s on gemma3); requests wait for those instead
-            doc.navigable = doc.navigable_version = doc.navigation = None  # and the edits kept for mapping to it
-            doc.navigation_ready.clear()
+            doc.served.drop_navigation()  # a new parse: requests wait for its lookups
         w = self._wanted.setdefault(doc.uri, _Wanted())
         w.version = version
         if not w.running:
@@ -78,26 +76,27 @@ class Navigation:
     async def _navigate(self, doc, w: _Wanted) -> None:
         from ...core.navigation.build import navigation_job
 
-        loop = asyncio.get_running_loop()
         try:
             while w.version is not None and self.session.documents.get(doc.uri) is doc:
                 version, w.version = w.version, None
                 await self._settled(doc, w)
-                if w.version is not None or doc.version != version:
+                if w.version is not None or doc.text.version != version:
                     continue  # superseded while waiting: never started
-                idx = doc.good if doc.good is not None else doc.index
-                if idx is None:
+                base = doc.served.navigation_base()
+                if base is None:
                     continue
-                if self._carried(doc, idx, doc.good_version if doc.good is idx else doc.indexed_version):
+                idx, built_version = base
+                del base
+                if self._carried(doc, idx, built_version):
                     continue  # typed into while the lookups of its parse were built
                 parse_id = idx.parse_id
                 try:
                     # started beside, then waited for without the index: the edits of
                     # those seconds must not find this version's text still alive
-                    job = await loop.run_in_executor(self.executor, navigation_job, idx)
+                    job = await off_loop(Mode.BACKGROUND, None, navigation_job, idx, pool=self.executor)
                     del idx
                     try:
-                        navigation = await loop.run_in_executor(self.executor, job.result)
+                        navigation = await off_loop(Mode.BACKGROUND, None, job.result, pool=self.executor)
                     except seams.DetachedWorkLost:
                         navigation = await self._here(doc, parse_id)
                     del job
@@ -105,16 +104,18 @@ class Navigation:
                     log.exception("navigation lookups of %s failed", doc.uri)
                     continue
                 w.built_once = True
-                serving = doc.good if doc.good is not None else doc.index
-                if serving is None or serving.parse_id != parse_id:
+                base = doc.served.navigation_base()
+                if base is None or base[0].parse_id != parse_id:
                     continue  # re-parsed since: dropped, that parse's lookups are on their way
+                serving = base[0]
                 if navigation is None:
-                    doc.navigation_ready.set()  # nothing to navigate: nobody should wait for it
+                    doc.served.navigation_ready.set()  # nothing to navigate: nobody should wait for it
                     continue
                 # typed since the build began: still its parse, whose lookups these are
-                doc.set_navigable(serving, doc.good_version if doc.good is serving else doc.indexed_version, navigation)
+                doc.served.set_navigable(serving, base[1], navigation)
+                del base
                 # its id table too (`#123` symbols), built on first use
-                await loop.run_in_executor(self.executor, _id_table, serving)
+                await off_loop(Mode.BACKGROUND, None, _id_table, serving, pool=self.executor)
                 del serving, navigation
                 await self.after(doc)
         finally:
@@ -123,10 +124,12 @@ class Navigation:
     async def _here(self, doc, parse_id: int):
         """The lookups built in this process (the child building them failed), from the
         index serving now when it is still of that parse."""
-        idx = doc.good if doc.good is not None else doc.index
-        if idx is None or idx.parse_id != parse_id:
+        base = doc.served.navigation_base()
+        if base is None or base[0].parse_id != parse_id:
             return None
-        return await asyncio.get_running_loop().run_in_executor(self.executor, _build_here, idx)
+        idx = base[0]
+        del base
+        return await off_loop(Mode.BACKGROUND, None, _build_here, idx, pool=self.executor)
 
 
 def _build_here(idx: DocumentIndex):

@@ -1,7 +1,7 @@
 """unreachable-token in the server: computed by the engine helper process, shown on top of
 the other findings. For BPE files whose merges are ordered (qwen3, GPT-2 style) or ignored
 (llama3) the helper reads the set off the merges' structure without loading the model
-(core/behaviour/reachability/fast.py). The helper starts as the first publication goes out:
+(core/behaviour/reachability_fast.py). The helper starts as the first publication goes out:
 started with the session, its imports beside the first parse made qwen3's first
 diagnostics 0.1 s later.
 
@@ -40,9 +40,10 @@ from ...core.behaviour.reachability.findings import (
     with_unreachable,
 )
 from ...core.index.document import DocumentIndex
+from ..documents import DocumentState
 from ..engine_client import EngineError, companion_bytes
 from ..render.diagnostics import diagnostics_for
-from ..session import DocumentState
+from ..work import Mode, off_loop
 from .navigation import SETTLE_S
 
 log = logging.getLogger("tokenizer_lsp")
@@ -99,6 +100,23 @@ class Unreachable:
     def enabled(self) -> bool:
         return self.session.settings.level(CODE) != "off"
 
+    def count(self, uri: str) -> int | None:
+        """How many unreachable-token findings the server holds for the document (the last
+        set computed, which the diagnostics carry through edits until the next); None until
+        one is (the stats command)."""
+        r = self._reach.get(uri)
+        held = r.entries if r is not None and r.doc is self.session.documents.get(uri) else None
+        return len(held) if isinstance(held, list) else None
+
+    def why_uncounted(self, idx: DocumentIndex) -> str | None:
+        """Why the server holds no count for the document (stats says it after "not
+        computed"); None while it is computing one (the status bar asks again until then)."""
+        if not self.enabled():
+            return "unreachable-token is turned off (diagnostics.severity)"
+        if idx.format in COMPUTED_FOR:
+            return None
+        return "the server computes them for tokenizer.json, vocab.json and .tiktoken files only"
+
     # ---- shown on an index ---------------------------------------------------------------
 
     def render(self, idx: DocumentIndex, entries: list[UnreachableEntry]) -> list[dict]:
@@ -131,7 +149,7 @@ class Unreachable:
             return list(diags)
         if not self._showable(doc, idx):
             return diags
-        diags = await asyncio.get_running_loop().run_in_executor(self.executor, self.render, idx, r.entries)
+        diags = await off_loop(Mode.BACKGROUND, None, self.render, idx, r.entries, pool=self.executor)
         r.shown = version
         return diags
 
@@ -139,20 +157,29 @@ class Unreachable:
         """Publish the newest index's diagnostics again with the set added (push), or make
         them the next pull's answer and ask the client to pull (pull)."""
         r = self.of(doc)
-        idx, version = doc.index, doc.indexed_version
+        idx, version = doc.served.index, doc.served.indexed_version
         if idx is None or not idx.is_tokenizer or not idx.lookups_ready or not self.enabled():
             return
         if not r.entries and r.shown is None:
             return  # nothing shown, nothing to show
-        loop = asyncio.get_running_loop()
         if r.entries:
-            diags = await loop.run_in_executor(self.executor, self.render, idx, r.entries)
+            diags = await off_loop(Mode.BACKGROUND, None, self.render, idx, r.entries, pool=self.executor)
         else:  # the last set was emptied: the findings without it
-            diags = await loop.run_in_executor(
-                self.executor, diagnostics_for, idx, self.session.settings, self.session.encoding
+            diags = await off_loop(
+                Mode.BACKGROUND,
+                None,
+                diagnostics_for,
+                idx,
+                self.session.settings,
+                self.session.encoding,
+                pool=self.executor,
             )
         del idx
-        if doc.indexed_version != version or doc.version != version or self.session.documents.get(doc.uri) is not doc:
+        if (
+            doc.served.indexed_version != version
+            or doc.text.version != version
+            or self.session.documents.get(doc.uri) is not doc
+        ):
             return  # replaced meanwhile: the newer index is published with the set on it
         r.shown = version if r.entries else None
         # a client that pulls and cannot be asked to pull again (Neovim 0.11) gets the set
@@ -167,15 +194,15 @@ class Unreachable:
         it, and compute the set again when this version's is not known."""
         if idx.format == "merges.txt":
             self._merges_changed(doc, version)
-        if self._showable(doc, idx) and self.of(doc).shown != version and doc.index is idx:
+        if self._showable(doc, idx) and self.of(doc).shown != version and doc.served.index is idx:
             await self.show(doc)
         self.want(doc)
 
     def want(self, doc: DocumentState) -> None:
         r = self.of(doc)
-        if r.running or not self.enabled() or r.version == doc.indexed_version:
+        if r.running or not self.enabled() or r.version == doc.served.indexed_version:
             return
-        if doc.index is not None and doc.index.format == "merges.txt":
+        if doc.served.index is not None and doc.served.index.format == "merges.txt":
             return  # its vocab.json holds the set (version: see _merges_changed)
         r.running = True
         asyncio.ensure_future(self._run(doc, r))
@@ -190,15 +217,15 @@ class Unreachable:
         before, r.version = r.version, version
         if before is None or before == version or not doc.path:
             return
-        for other in self.session.beside(doc.path):
-            if other.index is not None and other.index.format == "vocab.json":
+        for other in self.session.others_in_folder(doc.path):
+            if other.served.index is not None and other.served.index.format == "vocab.json":
                 self.of(other).version = None
                 self.want(other)
 
     async def _run(self, doc: DocumentState, r: _Reach) -> None:
         try:
             while self.session.documents.get(doc.uri) is doc and self.enabled():
-                if r.version == doc.indexed_version:
+                if r.version == doc.served.indexed_version:
                     return
                 # the first set: at once (the engine works in its own process while this
                 # one builds the lookups)
@@ -212,10 +239,10 @@ class Unreachable:
                     # a set kept on disk for this very text (the file opened before) needs no
                     # child: shown as soon as the lookups can place it, not after the
                     # navigation lookups (8-16 s after the open of qwen3 on a loaded machine)
-                    version = doc.indexed_version
+                    version = doc.served.indexed_version
                     entries = await self._cached(doc)
-                    current = self.session.documents.get(doc.uri) is doc and doc.version == version
-                    if entries is not None and current and doc.indexed_version == version:
+                    current = self.session.documents.get(doc.uri) is doc and doc.text.version == version
+                    if entries is not None and current and doc.served.indexed_version == version:
                         log.info(
                             "%s v%s: %d unreachable tokens, kept on disk",
                             doc.uri.rsplit("/", 1)[-1],
@@ -228,23 +255,26 @@ class Unreachable:
                 if r.entries is None:
                     # the first set after the navigation lookups: their forked child would
                     # end the set's own child 0.2 s into its work (one child at a time:
-                    # engine/reachability_child.py); never waiting past NAVIGATION_WAIT_S
+                    # engine/beside.py); never waiting past NAVIGATION_WAIT_S
                     try:
-                        await asyncio.wait_for(doc.navigation_ready.wait(), NAVIGATION_WAIT_S)
+                        await asyncio.wait_for(doc.served.navigation_ready.wait(), NAVIGATION_WAIT_S)
                     except asyncio.TimeoutError:
                         pass
-                version = doc.indexed_version
+                version = doc.served.indexed_version
                 if version is None or r.version == version:
                     return
-                if doc.version != version and r.entries is not None:
+                if doc.text.version != version and r.entries is not None:
                     return  # not the newest text: never started (its index comes, and asks again)
                 started = time.perf_counter()
                 entries = await self._compute(doc, version)
                 if entries is None or self.session.documents.get(doc.uri) is not doc:
                     return
-                if doc.version != version and r.entries is not None:
+                if doc.text.version != version and r.entries is not None:
                     log.info(
-                        "%s v%s: unreachable set dropped (v%s came)", doc.uri.rsplit("/", 1)[-1], version, doc.version
+                        "%s v%s: unreachable set dropped (v%s came)",
+                        doc.uri.rsplit("/", 1)[-1],
+                        version,
+                        doc.text.version,
                     )
                     continue  # replaced while computed: the last set stands until the newest one's
                 log.info(
@@ -263,24 +293,23 @@ class Unreachable:
 
     async def _cached(self, doc: DocumentState) -> list[UnreachableEntry] | None:
         """The set the disk cache holds for the indexed text, or None (nothing is started)."""
-        idx = doc.index
+        idx = doc.served.index
         if idx is None or idx.format not in COMPUTED_FOR or idx.syntax_error is not None:
             return None
         data, path, fmt = idx.data, doc.path, idx.format
         del idx
-        loop = asyncio.get_running_loop()
         try:
             _, companion = await companion_bytes(self.session, data, path)
             # the key hashes the whole text: off the event loop (hashlib lets go of the GIL)
-            entries = await loop.run_in_executor(None, _kept_on_disk, data, path, companion)
+            entries = await off_loop(Mode.BACKGROUND, None, _kept_on_disk, data, path, companion)
         except Exception:  # noqa: BLE001 (a cache that cannot be read is no cache)
             return None
         if entries is None:
             return None
-        return await loop.run_in_executor(self.executor, compact_entries, entries, fmt)
+        return await off_loop(Mode.BACKGROUND, None, compact_entries, entries, fmt, pool=self.executor)
 
     async def _compute(self, doc: DocumentState, version: int) -> list[UnreachableEntry] | None:
-        idx = doc.index
+        idx = doc.served.index
         if idx is None or idx.format not in COMPUTED_FOR or idx.syntax_error is not None:
             return []  # a broken file loads in no engine: no set, as `check` has none
         # the text alone, handed to the engine client, which lets it go once sent: neither a
@@ -292,7 +321,7 @@ class Unreachable:
             # the client starts what computes it (a forked child, else the engine helper) itself
             entries = await self.engine().unreachable((doc.uri, version), text, path, companion, companion_path)
             # kept until the next set: compact, their messages written once (indexer thread)
-            return await asyncio.get_running_loop().run_in_executor(self.executor, compact_entries, entries, fmt)
+            return await off_loop(Mode.BACKGROUND, None, compact_entries, entries, fmt, pool=self.executor)
         except LoadError:
             return []
         except EngineError as e:  # also a set given up for a build (engine.release()): normal

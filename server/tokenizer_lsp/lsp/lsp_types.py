@@ -30,7 +30,7 @@ def location(uri: str, snap, span: tuple[int, int]) -> types.Location | None:
 
 async def navigable_piece(ls, uri: str, pos: types.Position):
     """(snapshot with navigation lookups, the token piece under the cursor), or None."""
-    from ...core.navigation.pieces import piece_at
+    from ..core.navigation.pieces import piece_at
 
     snap = await ls.session.navigation_snapshot(uri)
     if snap is None:
