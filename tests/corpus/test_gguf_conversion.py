@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from tokenizer_lsp.core.checks.gguf_source import PROBES
+from tokenizer_lsp.core.formats.gguf.source_checks import PROBES
 from tokenizer_lsp.core.checks.tables import table_findings
 from tokenizer_lsp.core.formats.gguf import PLUGIN
 
