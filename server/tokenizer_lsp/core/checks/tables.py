@@ -15,6 +15,7 @@ import importlib
 
 from ..decoding.utf8 import Utf8Kind, classify, short_fragment_kind
 from ..formats.table import TableFinding, TokenTable
+from ..model import Finding
 from ..decoding.display import quoted as _q
 
 
@@ -31,6 +32,15 @@ def table_findings(table: TokenTable, plugin=None, source: str | None = None) ->
         if hasattr(module, "source_findings") and source is not False:
             out += module.source_findings(table, source)
     return in_order(out)
+
+
+def document_findings(parsed) -> list[Finding]:
+    """The findings of a table plug-in's text document (formats/table_doc.py), as `check`
+    makes them, each placed in the text by the document (inside it, always)."""
+    doc = parsed.doc
+    out = [doc.locate(f) for f in table_findings(doc.table, doc.plugin)]
+    out.sort(key=lambda f: f.start)
+    return out
 
 
 def table_unreachable(table: TokenTable, plugin=None) -> list[TableFinding] | None:
