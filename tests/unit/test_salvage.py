@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizer_lsp.cli import main as cli
-from tokenizer_lsp.core.formats.json.pieces import match_close, parse_prefix
 from tokenizer_lsp.core.formats.json.checks import salvaged_findings
+from tokenizer_lsp.core.formats.json.pieces import match_close, parse_prefix
 from tokenizer_lsp.core.formats.json.salvage import salvage
 from tokenizer_lsp.core.index.build import build_index
 from tokenizer_lsp.core.navigation.pieces import piece_at

@@ -10,7 +10,6 @@ from ..core.formats.table import FormatError, TokenTable
 from .common import err
 from .tables import FAILED, _json, _read, read
 
-
 # ---- encode ----------------------------------------------------------------------------
 
 

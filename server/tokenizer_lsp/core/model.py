@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from array import array
-from itertools import chain, repeat
 from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 
 from .decoding.tokens import Decoded, Scheme, decode_token
 

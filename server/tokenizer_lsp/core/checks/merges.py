@@ -11,6 +11,7 @@ from ..decoding.display import quoted as _q
 from ..decoding.tokens import Scheme
 from ..model import PendingFinding, Ref, Vocabulary, split_merge, split_well_formed
 
+
 def merge_findings(
     v: Vocabulary, start: int = 0, stop: int | None = None, merges: list | None = None
 ) -> list[PendingFinding]:

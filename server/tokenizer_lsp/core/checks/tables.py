@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import importlib
 
+from ..decoding.display import quoted as _q
 from ..decoding.utf8 import Utf8Kind, classify, short_fragment_kind
 from ..formats.table import TableFinding, TokenTable
 from ..model import Finding
-from ..decoding.display import quoted as _q
 
 
 def table_findings(table: TokenTable, plugin=None, source: str | None = None) -> list[TableFinding]:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 
+from ...decoding.display import quoted as _q
+from ..table import TableFinding, TokenTable
 from .pre_names import NAMES
 from .rows import K
-from ..table import TableFinding, TokenTable
-from ...decoding.display import quoted as _q
 
 # stats says this where it would give the unreachable count (GGUF has no unreachable-token test)
 UNREACHABLE_NOT_TESTED = "`check` has no unreachable-token test for GGUF files"

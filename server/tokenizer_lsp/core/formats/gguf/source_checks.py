@@ -27,9 +27,9 @@ import os
 import orjson
 
 from ...decoding.bytemap import byte_level_decode
-from .rows import K
-from ..table import FormatError, TableFinding, TokenTable
 from ...decoding.display import quoted as _q
+from ..table import FormatError, TableFinding, TokenTable
+from .rows import K
 
 MAX_LISTED = 50
 # texts on which the known pre-tokenizers split differently (digits in groups of 1, 3 or

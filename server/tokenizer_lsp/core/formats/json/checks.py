@@ -96,9 +96,7 @@ def _pending_deferred(doc, fragments: bool) -> list[PendingFinding]:
     else:
         chunks = [(s, cut[0]), (cut[1], e)]
     child = (
-        seams.in_child(_child_deferred, doc, chunks[0], fragments)
-        if n + len(v.tokens) >= MIN_PARALLEL_WORK
-        else None
+        seams.in_child(_child_deferred, doc, chunks[0], fragments) if n + len(v.tokens) >= MIN_PARALLEL_WORK else None
     )
     # this process's share, a piece at a time (all at once would hold them all in
     # memory), before the child says at which rank it starts

@@ -102,7 +102,7 @@ class JsonDocument(JsonResolver, JsonLookups):
         self.merges_not_list = "merges" in model and not isinstance(model.get("merges"), list)
         pairs = bool(merges) and isinstance(merges[0], list)
         if self.merges_span is not None:
-            merges = None  # parsed in pieces by pending_findings
+            merges = None  # parsed in pieces by the checks (checks.py pending_findings)
             pairs = next_char(data, self.merges_span[0] + 1) == ord("[")
         self.vocab = Vocabulary(
             scheme=scheme_of(obj),

@@ -5,22 +5,14 @@ vocabulary `companion` gives (checks.py)."""
 from __future__ import annotations
 
 from ..line_plugin import LinePlugin
-from ..parsed import Parsed
 
 
-class _Merges(LinePlugin):
-    name = "merges"
-    label = "merges.txt"
-    kind, format, malformed, what = "merges", "merges.txt", "merge-malformed", "merges"
-    checks = "merges.checks"  # core/formats/merges/checks.py: document_findings(parsed)
+def _parse(data: bytes, companion):
+    from .doc import MergesDocument
 
-    def document(self, data: bytes, path: str | None, companion=None, assume_tokenizer: bool = False) -> Parsed:
-        binary = self.binary_data(data, path)
-        if binary is not None:
-            return binary
-        from .doc import MergesDocument
-
-        return Parsed(self.format, MergesDocument(data, companion() if companion else None), path=path)
+    return MergesDocument(data, companion() if companion else None)
 
 
-PLUGIN = _Merges()
+PLUGIN = LinePlugin(
+    "merges", "merges.txt", kind="merges", format="merges.txt", malformed="merge-malformed", what="merges", parse=_parse
+)

@@ -4,9 +4,9 @@ the pieces its own encode never produces."""
 
 from __future__ import annotations
 
+from ...decoding.display import quoted as _q
 from ...decoding.tokens import SP_SPACE, sp_byte
 from ..table import TableFinding, TokenTable
-from ...decoding.display import quoted as _q
 
 # the type SentencePiece gives the piece of each special id (trainer_interface.cc)
 _SPECIAL_TYPE = {

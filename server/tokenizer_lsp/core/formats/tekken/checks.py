@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...decoding.display import hex_head
+from ...decoding.display import quoted as _q
 from ..table import TableFinding
 from .asserts import _at, _data, _used, tekken_rank, vocab_size
 from .read import NAMED_SPECIALS
-from ...decoding.display import quoted as _q
 
 # stats says this where it would give the unreachable count (tekken has no unreachable-token test)
 UNREACHABLE_NOT_TESTED = "`check` has no unreachable-token test for tekken files"

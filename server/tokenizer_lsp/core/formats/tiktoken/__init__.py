@@ -4,22 +4,20 @@ line, read as tiktoken's loader reads it (doc.py's TiktokenDocument), checked by
 from __future__ import annotations
 
 from ..line_plugin import LinePlugin
-from ..parsed import Parsed
 
 
-class _Tiktoken(LinePlugin):
-    name = "tiktoken"
-    label = ".tiktoken"
-    kind, format, malformed, what = "tiktoken", "tiktoken", "tiktoken-malformed", "tiktoken rank"
-    checks = "tiktoken.checks"  # core/formats/tiktoken/checks.py: document_findings(parsed)
+def _parse(data: bytes, companion):  # a rank file stands alone
+    from .doc import TiktokenDocument
 
-    def document(self, data: bytes, path: str | None, companion=None, assume_tokenizer: bool = False) -> Parsed:
-        binary = self.binary_data(data, path)
-        if binary is not None:
-            return binary
-        from .doc import TiktokenDocument
-
-        return Parsed(self.format, TiktokenDocument(data), path=path)
+    return TiktokenDocument(data)
 
 
-PLUGIN = _Tiktoken()
+PLUGIN = LinePlugin(
+    "tiktoken",
+    ".tiktoken",
+    kind="tiktoken",
+    format="tiktoken",
+    malformed="tiktoken-malformed",
+    what="tiktoken rank",
+    parse=_parse,
+)

@@ -1,4 +1,7 @@
-""".tiktoken rank files: `base64(bytes) rank` per line, read exactly as tiktoken reads them."""
+""".tiktoken rank files: `base64(bytes) rank` per line, read exactly as tiktoken reads them.
+
+The parse; the lines tiktoken's loader fails on are its reading's own findings (where the
+file stops being loadable, as a JSON syntax error is), every other finding is checks.py's."""
 
 from __future__ import annotations
 
