@@ -207,8 +207,16 @@ def test_merges_txt_bom_before_header(gpt2_dir):
 @given(st.binary(max_size=300))
 def test_line_documents_never_crash(data):
     vocab = build_index(b'{"a": 0, "b": 1}', "/x/vocab.json").vocab
-    for doc in (MergesDocument(data), MergesDocument(data, vocab), TiktokenDocument(data)):
-        doc.findings()
+    from tokenizer_lsp.core.formats.merges.checks import document_findings as check_merges
+    from tokenizer_lsp.core.formats.parsed import Parsed
+    from tokenizer_lsp.core.formats.tiktoken.checks import document_findings as check_tiktoken
+
+    for doc, check in (
+        (MergesDocument(data), check_merges),
+        (MergesDocument(data, vocab), check_merges),
+        (TiktokenDocument(data), check_tiktoken),
+    ):
+        check(Parsed(doc.format, doc))
         for ref in doc.tokens_in(0, len(data)):
             assert 0 <= ref.start <= ref.end <= len(data)
 

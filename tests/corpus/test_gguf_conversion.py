@@ -13,9 +13,9 @@ import subprocess
 import sys
 
 import pytest
-from tokenizer_lsp.core.checks.gguf_source import PROBES
 from tokenizer_lsp.core.checks.tables import table_findings
 from tokenizer_lsp.core.formats.gguf import PLUGIN
+from tokenizer_lsp.core.formats.gguf.source_checks import PROBES
 
 from tests.conftest import ROOT
 from tests.gguf_fixtures import BUG_NAMES, bugs, converted, hf_folder, write_gguf

@@ -26,6 +26,8 @@ from hypothesis import strategies as st
 from tokenizer_lsp.cli import main as cli
 from tokenizer_lsp.core import detect
 from tokenizer_lsp.core.decoding.listing import decoded_rows
+from tokenizer_lsp.core.formats.parsed import Parsed
+from tokenizer_lsp.core.formats.tiktoken.checks import document_findings
 from tokenizer_lsp.core.formats.tiktoken.doc import TiktokenDocument
 from tokenizer_lsp.core.index.files import index_file
 from tokenizer_lsp.core.navigation.pieces import piece_at
@@ -73,10 +75,15 @@ def encoding_error(ranks: dict[bytes, int]) -> BaseException | None:
     return None
 
 
+def findings_of(doc: TiktokenDocument):
+    """The findings the index's build gives the document (the format's checks make them)."""
+    return document_findings(Parsed("tiktoken", doc))
+
+
 def malformed(doc_or_idx, data: bytes):
     """Our `tiktoken-malformed` findings split in two: lines the loader fails on (the
     message says so, the range is the line) and ranks it reads that tiktoken cannot use."""
-    fs = doc_or_idx.findings() if isinstance(doc_or_idx, TiktokenDocument) else doc_or_idx.findings
+    fs = findings_of(doc_or_idx) if isinstance(doc_or_idx, TiktokenDocument) else doc_or_idx.findings
     fails = [f for f in fs if f.code == "tiktoken-malformed" and "loader fails" in f.message]
     odd = [f for f in fs if f.code == "tiktoken-malformed" and "loader fails" not in f.message]
     return fails, odd
@@ -203,7 +210,7 @@ def test_bytes_that_are_not_utf8_in_a_field():
     expected = tiktoken_reads(data)
     assert expected == {b"!": 0, b"#": 1, b"$": 2, b"%": 3}
     doc = TiktokenDocument(data)
-    assert doc.ranks() == expected and doc.findings() == []
+    assert doc.ranks() == expected and findings_of(doc) == []
     refs = [r for i in range(len(doc.lines)) for r in doc._refs_on_line(i)]
     assert [data[r.start : r.end] for r in refs] == [l.split()[0] for l in data.splitlines()]
 
@@ -364,7 +371,7 @@ def test_any_file_as_tiktoken_reads_it(rows):
         if b in seen:
             want.append(l.split()[0])
         seen.add(b)
-    assert [data[f.start : f.end] for f in doc.findings() if f.code == "duplicate-token"] == want
+    assert [data[f.start : f.end] for f in findings_of(doc) if f.code == "duplicate-token"] == want
     # every accepted line's field (as written) stands for tiktoken's bytes and rank
     refs = [r for i in range(len(doc.lines)) for r in doc._refs_on_line(i)]
     assert [(data[r.start : r.end], base64.b64decode(r.token, validate=True), r.rank) for r in refs] == [

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizer_lsp.cli import main as cli
+from tokenizer_lsp.core.formats.json.checks import salvaged_findings
 from tokenizer_lsp.core.formats.json.pieces import match_close, parse_prefix
 from tokenizer_lsp.core.formats.json.salvage import salvage
 from tokenizer_lsp.core.index.build import build_index
@@ -176,7 +177,7 @@ def test_break_before_the_model_keeps_the_whole_model():
     assert got[1:] == found(CLEAN)
     assert len(idx.vocab.tokens) == len(VOCAB) and len(idx.merges()) == len(MERGES)
     out = salvage(broken.encode())
-    assert out.vocab_complete and out.merges_recovered == len(MERGES) and out.findings[0] is out.error
+    assert out.vocab_complete and out.merges_recovered == len(MERGES) and salvaged_findings(out)[0] is out.error
 
 
 def test_findings_valid_on_partial_data_only():
@@ -425,7 +426,7 @@ def test_byte_flips_never_raise(flips, insert, deferred):
 @given(st.binary(max_size=300))
 def test_salvage_of_any_bytes_never_raises(data):
     out = salvage(b'{"model": {"vocab": {"a": 0, ' + data)
-    assert out.findings[0] is out.error and out.error.code == "json-syntax"
+    assert salvaged_findings(out)[0] is out.error and out.error.code == "json-syntax"
 
 
 # ---- a real file -------------------------------------------------------------------------

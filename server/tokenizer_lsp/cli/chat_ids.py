@@ -55,14 +55,16 @@ def encode_prompt(path: str, text: str) -> dict:
         loaded = _load_subset(path, text)
         if loaded is not None:
             return encode(loaded, text, False, path)
-    got = tables.read(path)
+    got = tables.read(path)  # a table plug-in's file, else None: loaded as `encode` loads it
     if got is tables.FAILED:
         raise EncodeFailure(f"{path}: cannot read the tokenizer")
     if got is not None:
         plugin, table = got
         if getattr(table, "format", None) == "gguf":
             plugin = _GgufPrompt(plugin)
-        return tables.encode_result(plugin, table, text, False, os.path.dirname(os.path.abspath(path)))
+        from .table_encode import encode_result
+
+        return encode_result(plugin, table, text, False, os.path.dirname(os.path.abspath(path)))
     return encode(_load(path), text, False, path)
 
 

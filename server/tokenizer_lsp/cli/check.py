@@ -77,10 +77,11 @@ def run(args) -> int:
         if os.path.abspath(path) in checked:
             continue
         with progress(f"checking {path}"):
-            idx = _template_index(path) if path.endswith(".jinja") else None
-            if idx is None:
-                idx = tables.check_index(path, overrides, sources.get(path))  # .model, vocab.txt and the other plug-ins
-            if idx is None:
+            if path.endswith(".jinja"):
+                idx = _template_index(path)
+            elif tables.reads_table(plugin := tables.claim(path)):  # the one dispatch
+                idx = tables.check_index(path, plugin, overrides, sources.get(path))
+            else:  # a document plug-in's file, or none: the index says which
                 idx = tokenizer_index(path, vocab_for(path))
             if idx is None or idx is tables.FAILED:
                 failed += 1

@@ -23,11 +23,12 @@ def run(args) -> int:
     path = main_tokenizer_file(args.path)
     if path is None:
         return FAILED
-    from .tables import decode as decode_table  # .model, vocab.txt and the other plug-ins
+    from . import tables
 
     args.path = path
-    if (done := decode_table(args)) is not None:
-        return done
+    plugin = tables.claim(path)  # the one dispatch: a table plug-in's file, or the index's
+    if tables.reads_table(plugin):
+        return tables.decode(args, plugin)
     with progress(f"reading {path}"):
         idx = tokenizer_index(path)
     if idx is None:

@@ -69,10 +69,13 @@ def _failure_status(e: DiffError, *paths: str) -> int:
 
 def read_file(path: str):
     """A file as diff compares it, with the other file of a vocab.json + merges pair."""
-    from .tables import diff_side  # .model, vocab.txt and the other plug-ins
+    from . import tables
 
-    if (side := diff_side(path)) is not None:
-        return side
+    plugin = tables.claim(path)  # the one dispatch: a table plug-in's file, or the index's
+    if tables.reads_table(plugin):
+        from .table_encode import diff_side
+
+        return diff_side(path, plugin)
     try:
         data, _, companion = read_with_companion(path)
     except OSError as e:
@@ -82,10 +85,13 @@ def read_file(path: str):
 
 def encode_with(path: str, text: str, pattern: str | None = None) -> tuple[list[int], list[str]]:
     """(ids, tokens) of `text` as the file's own engine encodes it (no special tokens added)."""
-    from .tables import encode_with as encode_table
+    from . import tables
 
-    if (done := encode_table(path, text)) is not None:
-        return done
+    plugin = tables.claim(path)
+    if tables.reads_table(plugin):
+        from .table_encode import encode_with as encode_table
+
+        return encode_table(path, plugin, text)
     from ..core.behaviour.load import load_tokenizer_file
     from ..core.behaviour.loaded import LoadError
 

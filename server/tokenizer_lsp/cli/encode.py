@@ -45,11 +45,14 @@ def run(args) -> int:
     path = main_tokenizer_file(args.path)
     if text is None or path is None:
         return FAILED
-    from .tables import encode as encode_table  # .model, vocab.txt and the other plug-ins
+    from . import tables
 
     args.path = path
-    if (done := encode_table(args, text)) is not None:
-        return done
+    plugin = tables.claim(path)  # the one dispatch: a table plug-in's file, or the index's
+    if tables.reads_table(plugin):
+        from .table_encode import encode as encode_table
+
+        return encode_table(args, plugin, text)
     try:
         with progress(f"loading {path}"):
             loaded = load_tokenizer_file(path, args.pattern)

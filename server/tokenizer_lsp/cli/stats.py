@@ -39,8 +39,9 @@ def run(args) -> int:
     failed, broken = bool(empty), False
     results = []
     for path in paths:
-        table = tables.stats_of(path, not args.no_unreachable)  # .model, vocab.txt, other plug-ins
-        if table is not None:
+        plugin = tables.claim(path)  # the one dispatch: a table plug-in's file, or the index's
+        if tables.reads_table(plugin):
+            table = tables.stats_of(path, plugin, not args.no_unreachable)
             if table is tables.FAILED:
                 failed = True
             else:

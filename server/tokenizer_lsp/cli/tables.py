@@ -1,10 +1,11 @@
-"""The command line for every format plug-in (core/formats/registry.py): `.model`,
-`vocab.txt`, and the formats added beside them (tekken, GGUF).
+"""The command line's one dispatch (core/formats/registry.py): which plug-in a file is, and
+for a table plug-in (`.model`, `vocab.txt`, tekken, GGUF) its commands.
 
-Each command's run() asks here first, in a few lines at its top or in its loop; a file no
-plug-in claims goes on through the older path (tokenizer.json, vocab.json, merges,
-.tiktoken). Nothing here knows a format: it reads the plug-in's TokenTable and calls the
-plug-in's optional hooks:
+Each command's run() claims the file here once: a table plug-in's file is read here (its
+TokenTable); a document plug-in's (tokenizer.json, vocab.json, merges, .tiktoken), or a
+file no plug-in claims, goes to the index (core/index), which says why it is not a
+tokenizer file when it is none. Nothing here knows a format: it reads the plug-in's
+TokenTable and calls the plug-in's optional hooks:
     PLUGIN.encode_spans(table, text, special, folder) -> [(id, start, end)]  (else encode())
     PLUGIN.row_kind(table, row) -> "byte-level" | ...   (else: BYTE rows byte-fallback,
                                                          special rows special, the rest literal)
@@ -29,29 +30,35 @@ FAILED = object()  # a plug-in claimed the file and could not read it (said on s
 
 
 def claim(path: str):
-    """The plug-in that reads the file at `path`, or None (a folder, unreadable, or a file
-    for the older formats: their own path reports it)."""
+    """The plug-in whose file `path` is (any plug-in), or None: a folder, unreadable, or no
+    plug-in's (the index reports it)."""
     if not os.path.isfile(path):
         return None
     try:
-        return registry.sniff_path(path)
+        return registry.claim_path(path)
     except OSError:
         return None
 
 
-def read(path: str):
-    """(plug-in, table) of the file, FAILED after one line on stderr, or None."""
-    got = _read(path)
+def reads_table(plugin) -> bool:
+    """A table plug-in's file (read here), not a document plug-in's or none (the index's)."""
+    return plugin is not None and registry.reads_table(plugin)
+
+
+def read(path: str, plugin=None):
+    """(plug-in, table) of a table plug-in's file, FAILED after one line on stderr, or None
+    (not a table plug-in's)."""
+    got = _read(path, plugin)
     if isinstance(got, str):
         err(got)
         return FAILED
     return got
 
 
-def _read(path: str):
-    """(plug-in, table), None (no plug-in claims it), or the one-line reason it failed."""
-    plugin = claim(path)
-    if plugin is None:
+def _read(path: str, plugin=None):
+    """(plug-in, table), None (not a table plug-in's file), or the one-line reason it failed."""
+    plugin = plugin or claim(path)
+    if not reads_table(plugin):
         return None
     try:
         return plugin, plugin.read(path)
@@ -66,10 +73,8 @@ def _read(path: str):
 # ---- decode ----------------------------------------------------------------------------
 
 
-def decode(args) -> int | None:
-    got = read(args.path)
-    if got is None:
-        return None
+def decode(args, plugin) -> int:
+    got = read(args.path, plugin)
     if got is FAILED:
         return 2
     plugin, table = got
@@ -173,11 +178,11 @@ def source_pairs(paths: list[str]) -> tuple[list[str], dict[str, str]]:
     return out, sources
 
 
-def check_index(path: str, overrides: dict, source: str | None = None):
-    """A TableIndex of a file a plug-in claims (unreachable tokens unless turned off),
-    FAILED after saying why, or None: not a plug-in's file."""
-    got = read(path)
-    if got is None or got is FAILED:
+def check_index(path: str, plugin, overrides: dict, source: str | None = None):
+    """A TableIndex of a table plug-in's file (unreachable tokens unless turned off), or
+    FAILED after saying why."""
+    got = read(path, plugin)
+    if got is FAILED:
         return got
     plugin, table = got
     from ..core.checks.tables import in_order, table_findings, table_unreachable
@@ -226,10 +231,10 @@ def report_rows(group) -> list:
 # ---- stats -----------------------------------------------------------------------------
 
 
-def stats_of(path: str, unreachable: bool):
-    """The stats of a file a plug-in claims (render with render_stats), FAILED, or None."""
-    got = read(path)
-    if got is None or got is FAILED:
+def stats_of(path: str, plugin, unreachable: bool):
+    """The stats of a table plug-in's file (render with render_stats), or FAILED."""
+    got = read(path, plugin)
+    if got is FAILED:
         return got
     plugin, table = got
     from ..core.checks.tables import table_findings, unreachable_stats
@@ -241,161 +246,3 @@ def stats_of(path: str, unreachable: bool):
         err(f"{path}: unreachable tokens not counted: {e}")
         counted = {"unreachable": None, "unreachable_not_computed": f"the engine does not load this file ({e})"}
     return summary(plugin, table, found, counted)
-
-
-# ---- encode ----------------------------------------------------------------------------
-
-
-def encode(args, text: str) -> int | None:
-    got = read(args.path)
-    if got is None:
-        return None
-    if got is FAILED:
-        return 2
-    plugin, table = got
-    try:
-        result = encode_result(plugin, table, text, args.special, os.path.dirname(os.path.abspath(args.path)))
-    except FormatError as e:
-        err(f"{args.path}: cannot encode: {e}")
-        from ..core.checks.tables import table_findings
-
-        # a file with a finding at error level gives 1, as `check` gives for it
-        return 1 if any(f.severity == "error" for f in table_findings(table, plugin, source=False)) else 2
-    from ..core.behaviour.encode import render_text
-
-    if args.format == "json":
-        out = _json(result) + b"\n"
-    else:
-        out = (render_text(result, text) + "\n").encode("utf-8", "surrogateescape")
-    try:
-        sys.stdout.buffer.write(out)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
-    return 0
-
-
-def encode_result(plugin, table: TokenTable, text: str, special: bool, folder: str | None) -> dict:
-    """encode's JSON: {"ids", "tokens": [{"id", "token", "bytes", "text", "start", "end"}]}."""
-    spans_of = getattr(plugin, "encode_spans", None)
-    if spans_of is not None:
-        spans = spans_of(table, text, special, folder)
-    else:
-        spans = _walk_spans(table, text, plugin.encode(table, text, special, folder))
-    by_id = {r.id: r for r in table.rows} if any(r.id != k for k, r in enumerate(table.rows)) else None
-    tokens = []
-    for tid, start, end in spans:
-        row = by_id.get(tid) if by_id is not None else (table.rows[tid] if 0 <= tid < len(table.rows) else None)
-        data = row.data if row is not None else b""
-        try:
-            decoded = data.decode("utf-8")
-        except UnicodeDecodeError:
-            decoded = None
-        tokens.append(
-            {
-                "id": tid,
-                "token": row.token if row is not None else None,
-                "bytes": data.hex(),
-                "text": decoded,
-                "start": start,
-                "end": end,
-            }
-        )
-    return {"ids": [t["id"] for t in tokens], "tokens": tokens}
-
-
-def _walk_spans(table: TokenTable, text: str, ids: list[int]) -> list[tuple[int, int, int]]:
-    """Offsets for a plug-in that gives ids only: each token's bytes matched along the
-    input's UTF-8 (a token that does not match covers nothing)."""
-    raw = text.encode("utf-8", "surrogatepass")
-    data_of = {r.id: r.data for r in table.rows}
-    out, pos = [], 0
-    for tid in ids:
-        data = data_of.get(tid, b"")
-        start = pos
-        if data and raw.startswith(data, pos):
-            pos += len(data)
-        out.append((tid, len(raw[:start].decode("utf-8", "ignore")), len(raw[:pos].decode("utf-8", "ignore"))))
-    return out
-
-
-# ---- diff ------------------------------------------------------------------------------
-
-
-def diff_side(path: str):
-    """The diff Side of a file a plug-in claims, or None; DiffError when it cannot be read."""
-    from ..core.behaviour.diff.sides import DiffError
-
-    got = _read(path)
-    if got is None:
-        return None
-    if isinstance(got, str):
-        raise DiffError(got)
-    plugin, table = got
-    make = getattr(plugin, "diff_side", None)
-    side = make(table, path) if make is not None else table_side(plugin, table, path)
-    adjust = getattr(plugin, "diff_adjust", None)  # a plug-in's changes to the generic side
-    return adjust(table, side) if adjust is not None else side
-
-
-def table_side(plugin, table: TokenTable, path: str):
-    """A table as diff compares it: pieces by their stored form (a later duplicate loses),
-    scores where the format has them (compared when the other file has scores too), special and user-defined pieces as the added tokens
-    a converter to tokenizer.json makes of them (CONTROL and UNKNOWN special; USER_DEFINED
-    not), each token's bytes for comparing with a file that spells tokens another way."""
-    from ..core.behaviour.diff.sides import Side
-    from ..core.decoding.tokens import Scheme
-
-    vocab: dict[str, int] = {}
-    data: dict[str, bytes] = {}
-    for r in table.rows:
-        vocab.setdefault(r.token, r.id)
-        data.setdefault(r.token, r.data)
-    scores = {r.token: r.score for r in table.rows if r.score is not None} or None
-    added = [
-        {"content": r.token, "id": r.id, "special": r.special or r.type == "CONTROL", "normalized": False}
-        for r in table.rows
-        if r.special or r.type in ("CONTROL", "USER_DEFINED")
-    ]
-    model_type = {"UNIGRAM": "Unigram", "BPE": "BPE", "WORD": "WordLevel"}.get(
-        str(table.meta.get("model_type")), table.meta.get("model_type") or plugin.name
-    )
-    flags = dict(getattr(plugin, "diff_flags", lambda t: {})(table))
-    style = getattr(plugin, "style", None)
-    scheme = Scheme(style) if style in {s.value for s in Scheme} else Scheme.LITERAL
-    prefix = str(table.meta.get("continuing_subword_prefix") or "")
-    types = {r.token: r.type for r in table.rows if r.type is not None} or None
-    return Side(
-        path,
-        plugin.name,
-        scheme,
-        model_type,
-        vocab,
-        None,
-        added,
-        None,
-        flags,
-        prefix,
-        "",
-        scores,
-        token_bytes=data,
-        types=types,
-    )  # SentencePiece BPE ranks merges by score too
-
-
-def encode_with(path: str, text: str):
-    """diff --text: (ids, stored tokens) of `text` by a plug-in's engine (no special
-    tokens), or None for a file no plug-in claims; DiffError when it cannot."""
-    from ..core.behaviour.diff.sides import DiffError
-
-    got = _read(path)
-    if got is None:
-        return None
-    if isinstance(got, str):
-        raise DiffError(f"--text: {got}")
-    plugin, table = got
-    try:
-        result = encode_result(plugin, table, text, False, os.path.dirname(os.path.abspath(path)))
-    except FormatError as e:
-        raise DiffError(f"--text: {path}: {e}") from None
-    return result["ids"], [t["token"] for t in result["tokens"]]

@@ -149,6 +149,12 @@ def worth_parsing(data: bytes) -> bool:
     return b'"model"' in head or b'"added_tokens"' in head or _VOCAB_START.match(head) is not None
 
 
+def starts_like_vocab_json(head: bytes) -> bool:
+    """A token -> number object from its first entry: a vocab.json's start (a tokenizer.json
+    starts with its sections). Only which JSON plug-in sniffs first; the parse decides."""
+    return _VOCAB_START.match(head) is not None
+
+
 def looks_like_tokenizer_json(data: bytes) -> bool:
     """For broken JSON: is this still recognisably a HF tokenizer.json? (Other JSON being
     typed must stay silent: a `"vocab"` key alone proves nothing.)"""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 
 from .decoding.tokens import Decoded, Scheme, decode_token
 
@@ -227,6 +228,27 @@ def split_merge(merge, as_pair: bool) -> tuple[str, str] | None:
     return None
 
 
+def split_well_formed(merges: list, as_pairs: bool) -> tuple[list[str], list[str]] | None:
+    """(first and second parts interleaved, results) when every merge is well formed and
+    results are plain concatenations; None sends the caller to the per-merge path."""
+    n = len(merges)
+    if as_pairs:
+        if set(map(type, merges)) != {list} or set(map(len, merges)) != {2}:
+            return None
+        try:
+            results = list(map("".join, merges))  # TypeError on a part that is not a string
+        except TypeError:
+            return None
+        return list(chain.from_iterable(merges)), results
+    if set(map(type, merges)) != {str}:
+        return None
+    parts = " ".join(merges).split(" ")
+    # 2n parts and a space in each merge: exactly one space in each
+    if len(parts) != 2 * n or not all(map(str.__contains__, merges, repeat(" "))):
+        return None
+    return parts, list(map(str.__add__, parts[0::2], parts[1::2]))
+
+
 @dataclass(frozen=True, slots=True)
 class TokenRef:
     """A token literal in the source and what it is."""
@@ -237,3 +259,23 @@ class TokenRef:
     token: str
     rank: int | None = None  # merge rank
     part: int | None = None  # 0 or 1 within a merge, None for a whole-merge literal
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """What a finding points at: ("vocab", ordinal), ("merge", rank), ("added", index),
+    ("added-id", id), or ("span", start, end) when the position is already known."""
+
+    kind: str
+    key: int  # ordinal, rank, index or start; sorting by it gives source order
+    end: int = 0
+    token: str | None = None  # for "vocab" refs whose ordinal is approximate
+    part: int | None = None  # for "merge" refs: 0 or 1 to point at one part only
+    pair: tuple[str, str] | None = None  # for "merge" refs: the parts, to find the literal by
+
+
+@dataclass(slots=True)
+class PendingFinding:
+    code: str
+    ref: Ref
+    message: str

@@ -1,9 +1,10 @@
 """Findings on a format plug-in's TokenTable (core/formats/table.py): the checks every
 table format shares, then the plug-in's own module.
 
-A plug-in names its checks module in `PLUGIN.checks` (a module of this package, e.g.
-"spm_checks") exposing `findings(table) -> list[TableFinding]`; one module per format so
-formats are added without touching each other's code. The reader's own findings
+A plug-in names its checks module in `PLUGIN.checks` (a module of core/formats/, living
+with its format, e.g. "sentencepiece.checks") exposing `findings(table) ->
+list[TableFinding]`; one module per format so formats are added without touching each
+other's code. The reader's own findings
 (`table.read_findings`) come first. Unreachable tokens need the engine: `unreachable` in
 the checks module, called only when asked (check computes them unless turned off).
 """
@@ -12,9 +13,10 @@ from __future__ import annotations
 
 import importlib
 
+from ..decoding.display import quoted as _q
 from ..decoding.utf8 import Utf8Kind, classify, short_fragment_kind
 from ..formats.table import TableFinding, TokenTable
-from . import _q
+from ..model import Finding
 
 
 def table_findings(table: TokenTable, plugin=None, source: str | None = None) -> list[TableFinding]:
@@ -30,6 +32,15 @@ def table_findings(table: TokenTable, plugin=None, source: str | None = None) ->
         if hasattr(module, "source_findings") and source is not False:
             out += module.source_findings(table, source)
     return in_order(out)
+
+
+def document_findings(parsed) -> list[Finding]:
+    """The findings of a table plug-in's text document (formats/table_doc.py), as `check`
+    makes them, each placed in the text by the document (inside it, always)."""
+    doc = parsed.doc
+    out = [doc.locate(f) for f in table_findings(doc.table, doc.plugin)]
+    out.sort(key=lambda f: f.start)
+    return out
 
 
 def table_unreachable(table: TokenTable, plugin=None) -> list[TableFinding] | None:
@@ -77,7 +88,7 @@ def in_order(found: list[TableFinding]) -> list[TableFinding]:
 
 def _checks_module(plugin):
     name = getattr(plugin, "checks", None)
-    return importlib.import_module(f".{name}", __package__) if name else None
+    return importlib.import_module(f"..formats.{name}", __package__) if name else None
 
 
 def duplicate_tokens(table: TokenTable) -> list[TableFinding]:

@@ -96,3 +96,17 @@ def code_span(text: str) -> str:
         fence += "`"
     pad = " " if text.startswith("`") or text.endswith("`") or text.startswith(" ") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def quoted(token: str) -> str:
+    """A token quoted for a message: one line, its invisible characters escaped.
+
+    A message is one line of `check` output and of an editor's problem list: controls
+    (\\n, \\t, U+0085...), line and paragraph separators (U+2028, U+2029), format
+    characters (bidi overrides that reorder the line, U+FEFF), lone surrogates and other
+    blanks than the space are written as escapes; a backslash and a backtick (which
+    closes the quote) are escaped too."""
+    long = len(token) >= 80
+    shown = token[:77] if long else token
+    shown = escape(shown, backtick=True)
+    return f"`{shown}...`" if long else f"`{shown}`"

@@ -6,6 +6,9 @@ navigation work unchanged. Built once from the table, never changed.
 A row's key in the Vocabulary is what decodes to its bytes under the format's scheme:
 tekken's the base64 of its bytes (as a .tiktoken rank's, Scheme.RAW_BYTES), its special
 tokens added tokens (matched literally); a vocab.txt line its text (Scheme.WORDPIECE, `##`).
+
+The document makes no finding: core/checks/tables.py checks its table and places each
+finding with `locate`.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 
+import orjson
+
 from ..decoding.tokens import Decoded, Scheme
 from ..decoding.utf8 import classify
-from ..model import Finding, Vocabulary
-from .json.doc import TokenRef
-from .table import TableFinding, TokenTable
+from ..model import Finding, TokenRef, Vocabulary
+from .parsed import Parsed
+from .table import FormatError, TableFinding, TokenTable
 
 # format -> (scheme, WordPiece prefix), for plug-ins that do not say (a plug-in's `scheme`)
 _SCHEMES = {"tekken": (Scheme.RAW_BYTES, ""), "wordpiece": (Scheme.WORDPIECE, "##")}
@@ -143,14 +148,9 @@ class TableDocument:
             return rows[tid]
         return next((r for r in rows if r.id == tid), None)
 
-    # ---- findings --------------------------------------------------------------------
+    # ---- where a finding is ------------------------------------------------------------
 
-    def findings(self) -> list[Finding]:
-        out = [self._located(f) for f in table_findings(self.table, self.plugin)]
-        out.sort(key=lambda f: f.start)
-        return out
-
-    def _located(self, f: TableFinding) -> Finding:
+    def locate(self, f: TableFinding) -> Finding:
         """A table finding at its span, else at its key's name in the text (`"default_vocab_size"`),
         else at its row's span, else at the document's first line: always inside the text."""
         n = len(self.data)
@@ -193,8 +193,33 @@ class TableDocument:
         return lines
 
 
-def table_findings(table: TokenTable, plugin) -> list[TableFinding]:
-    """The table's findings, as `check` makes them (core/checks/tables.py)."""
-    from ..checks.tables import table_findings as findings
+def table_document(plugin, data: bytes, path: str | None) -> Parsed:
+    """A table plug-in's text as a document: the table it reads (no check run), why a
+    binary one has nothing to show as text, or where it stops being readable."""
+    if plugin.binary:  # a .model or .gguf sent as text: its decoded view shows it
+        return Parsed(
+            reason=f"a binary {plugin.label} file: open its decoded view (command tokenizer-lsp.decodedVocabulary)",
+            path=path,
+        )
+    try:
+        table = plugin.read_bytes(data, path)
+    except FormatError as e:
+        return unreadable_table(data, path, plugin, str(e))
+    return Parsed(plugin.name, TableDocument(data, table, plugin), path=path)
 
-    return findings(table, plugin)
+
+def unreadable_table(data: bytes, path: str | None, plugin, reason: str) -> Parsed:
+    """A file of a plug-in's format that it cannot read (broken JSON while typing): one
+    finding where the parser stopped, else on the first line; the last good index serves."""
+    from .json.errors import _locate
+
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):  # a JSON format (tekken): where it stops parsing
+        try:
+            orjson.loads(data)
+        except orjson.JSONDecodeError as err:
+            found, _ = _locate(data, err)
+            error = Finding("json-syntax", found.start, found.end, f"{plugin.label}: {found.message}")
+            return Parsed(plugin.name, None, error=error, path=path)
+    end = min(re.search(rb"\r\n|\r|\n|$", data).start(), len(data))  # the first line, without its break
+    error = Finding("schema", 0, end, f"{plugin.label}: {reason}")
+    return Parsed(plugin.name, None, error=error, path=path)

@@ -2,26 +2,36 @@
 
 `build_index` decides everything about a version of a text at once (its format, whether
 it was salvaged from broken JSON, its findings); the index does not change after that.
+Every format goes the same way, through the registry (core/formats/registry.py): the
+plug-in that claims the text parses it (no check), then its format's checks make the
+findings of what was parsed.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 import orjson
 
 from .. import detect
-from ..formats.json.doc import JsonDocument, parse_deferring_merges
-from ..formats.merges.doc import MergesDocument
-from ..formats.tiktoken.doc import TiktokenDocument
+from ..formats import registry
+from ..formats.json import NOT_TOKENIZER
+from ..formats.parsed import Parsed
 from ..model import Finding, Vocabulary
 from ..model_folder.folder import build_config_index
 from .document import DocumentIndex, TokenOfId, collector_paused, new_parse_id
-from .table import table_index
+from .table import decoded_view_index
 
-__all__ = ["DocumentIndex", "TokenOfId", "build_index", "collector_paused", "load_vocabulary", "new_parse_id"]
-
-NOT_TOKENIZER = "not a tokenizer file (JSON without a tokenizer model or token->id vocab)"
+__all__ = [
+    "NOT_TOKENIZER",
+    "DocumentIndex",
+    "TokenOfId",
+    "build_index",
+    "collector_paused",
+    "load_vocabulary",
+    "new_parse_id",
+]
 
 
 def build_index(
@@ -40,25 +50,31 @@ def build_index(
         from ..model_folder.chat_template_file import build_template_index
 
         return build_template_index(data, path, companion() if companion else None)
-    table = table_index(data, path, assume_tokenizer)
-    if table is not None:
-        return table
-    kind = detect.content_kind(data, path)
-    named = detect.name_kind(path)
-    if kind is None and named is not None:
-        kind = named
-        if kind != "json" and detect.looks_binary(data):
-            return _binary(data, path, kind)
+    view = decoded_view_index(data, path)  # a binary file's decoded view: its rows are the table's
+    if view is not None:
+        return view
+    plugin = registry.claim(data[: registry.SNIFF_BYTES], path, assume_tokenizer)
+    if plugin is None:
+        return DocumentIndex(data, path, not_tokenizer_reason="not a tokenizer file")
     with collector_paused():
-        if kind == "json":
-            return _build_json(data, path, assume_tokenizer or named == "json")
-        if kind == "merges":
-            doc = MergesDocument(data, companion() if companion else None)
-            return DocumentIndex(data, path, "merges.txt", doc, doc.findings())
-        if kind == "tiktoken":
-            doc = TiktokenDocument(data)
-            return DocumentIndex(data, path, "tiktoken", doc, doc.findings())
-    return DocumentIndex(data, path, not_tokenizer_reason="not a tokenizer file")
+        parsed = registry.document(plugin, data, path, companion, assume_tokenizer)
+        if parsed.format is None:
+            return DocumentIndex(data, path, not_tokenizer_reason=parsed.reason)
+        found = document_findings(plugin, parsed)
+        return DocumentIndex(data, path, parsed.format, parsed.doc, found, syntax_error=parsed.error)
+
+
+def document_findings(plugin, parsed: Parsed) -> list[Finding]:
+    """The findings of what `plugin` parsed, from its format's checks: a document plug-in's
+    checks module (document_findings), a table plug-in's through core/checks/tables.py. A
+    text that could not be read has its one finding."""
+    if parsed.doc is None and parsed.salvaged is None:
+        return [parsed.error] if parsed.error is not None else []
+    if registry.reads_table(plugin):
+        from ..checks.tables import document_findings as table_document_findings
+
+        return table_document_findings(parsed)
+    return importlib.import_module(f"..formats.{plugin.checks}", __package__).document_findings(parsed)
 
 
 def load_vocabulary(data: bytes, path: str | None) -> Vocabulary | None:
@@ -70,50 +86,7 @@ def load_vocabulary(data: bytes, path: str | None) -> Vocabulary | None:
     except orjson.JSONDecodeError:
         return None
     if detect.is_vocab_json(obj) and detect.claims_vocab_json(obj, path):
+        from ..formats.json.doc import JsonDocument
+
         return JsonDocument(data, obj, "vocab.json").vocab
     return None
-
-
-def _binary(data: bytes, path: str | None, kind: str) -> DocumentIndex:
-    """A merges or tiktoken file by name holding binary data: one clear finding, not
-    one per line."""
-    fmt = "merges.txt" if kind == "merges" else "tiktoken"
-    code = "merge-malformed" if kind == "merges" else "tiktoken-malformed"
-    what = "merges" if kind == "merges" else "tiktoken rank"
-    end = min(len(data), max(1, data.find(b"\n") if b"\n" in data else len(data)))
-    error = Finding(code, 0, end, f"binary data (NUL bytes or invalid UTF-8), not a {what} file")
-    return DocumentIndex(data, path, fmt, None, [error], syntax_error=error)
-
-
-def _build_json(data: bytes, path: str | None, named_like_tokenizer: bool) -> DocumentIndex:
-    if not named_like_tokenizer and not detect.worth_parsing(data):
-        # package-lock.json and the like: a full parse on every keystroke costs 100 ms
-        return DocumentIndex(data, path, not_tokenizer_reason=NOT_TOKENIZER)
-    try:
-        obj, merges_span = parse_deferring_merges(data)
-    except orjson.JSONDecodeError as err:
-        if named_like_tokenizer or detect.looks_like_tokenizer_json(data):
-            return _salvaged(data, path, err)
-        return DocumentIndex(data, path, not_tokenizer_reason="not a tokenizer file (invalid JSON)")
-    if detect.is_tokenizer_json(obj):
-        fmt = "tokenizer.json"
-    elif detect.is_vocab_json(obj) and detect.claims_vocab_json(obj, path):
-        fmt = "vocab.json"
-    else:
-        return DocumentIndex(data, path, not_tokenizer_reason=NOT_TOKENIZER)
-    doc = JsonDocument(data, obj, fmt, merges_span if fmt == "tokenizer.json" else None)
-    try:
-        findings = doc.findings()
-    except orjson.JSONDecodeError:  # in the merges parsed apart from the rest
-        return _salvaged(data, path, None)
-    return DocumentIndex(data, path, fmt, doc, findings)
-
-
-def _salvaged(data: bytes, path: str | None, err: orjson.JSONDecodeError | None) -> DocumentIndex:
-    """json-syntax where the parser stopped, and what the intact parts still tell
-    (fragments, hovers, hints): the finding first, then the others in file order.
-    err None: met in the merges parsed apart (salvage re-parses the whole file)."""
-    from ..formats.json.salvage import salvage
-
-    found = salvage(data, err, path)  # never raises
-    return DocumentIndex(data, path, "json", found.doc, found.findings, syntax_error=found.error)

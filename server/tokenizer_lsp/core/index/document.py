@@ -5,7 +5,7 @@ core.index.build.build_index decides everything about a version of a text at onc
 whether it was salvaged from broken JSON, its findings) and makes one of these; the index
 does not change after that, except for the lookup tables hovers need, which
 `prepare_lookups` adds once, off the event loop, before the index serves any request.
-This module is below every format's builder (model_folder, table_index), so they make
+This module is below every index builder (model_folder, the decoded view's), so they make
 indexes without importing the dispatcher that calls them.
 """
 

@@ -224,6 +224,6 @@ def tokenizer_files_in(folder: str) -> list[str]:
         os.path.join(folder, n)
         for n in names
         if not is_config_name(n)
-        and (detect.name_kind(n) is not None or named(n))
+        and named(n)  # a plug-in's usual name (detect_rules.json's names)
         and os.path.isfile(os.path.join(folder, n))
     ]

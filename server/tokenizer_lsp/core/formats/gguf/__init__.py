@@ -3,7 +3,7 @@
 Only the metadata is read (reader.py: a memory map walked up to the end of the key/value
 section, every count checked against the file size), so a multi-GB model opens like a
 small vocabulary. Rows: rows.py; encode: engine.py (llama.cpp's tokenization rebuilt with
-HF `tokenizers`); checks: core/checks/gguf_checks.py (alone) and gguf_source.py (against
+HF `tokenizers`); checks: checks.py (alone) and source_checks.py (against
 the HF folder it was converted from).
 """
 
@@ -22,7 +22,7 @@ class GGUFPlugin:
     name = "gguf"
     label = "GGUF"
     binary = True
-    checks = "gguf_checks"  # core/checks/gguf_checks.py
+    checks = "gguf.checks"  # core/formats/gguf/checks.py (and source_checks.py)
     compares_with_source = True  # `check model.gguf HF_DIR` (cli/tables.source_pairs)
 
     @property

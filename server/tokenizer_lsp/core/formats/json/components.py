@@ -12,7 +12,7 @@ import re
 
 import orjson
 
-from ...checks import _q
+from ...decoding.display import quoted as _q
 from .layout import STRING, array_element_spans, value_span
 
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")

@@ -1,18 +1,20 @@
 """tokenizer.json and vocab.json: values from orjson, positions from json_layout.
 
-A JsonDocument is built in three parts: its findings (json_checks, json_schema), the
-source ranges of what they flag (json_resolve), and the lookups hovers and hints need
-(json_lookups), built once, after the findings, off the event loop.
+A JsonDocument is the parse and what resolves positions in it: the source ranges of what
+the checks flag (resolve.py) and the lookups hovers and hints need (lookups.py), built
+once, after the findings, off the event loop. It makes no finding itself: the checks do
+(checks.py, schema.py), called by the index's build.
 """
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import orjson
 
 from ...model import TokenRef, Vocabulary
-from .checks import JsonChecks
 from .components import configuration_problems
-from .layout import next_char, value_start
+from .layout import element_boundary, key_count_estimate, next_char, object_key_spans, value_start
 from .lookups import MERGE_HASH, JsonLookups, merge_hash
 from .parse import DEFER_MERGES_BYTES, parse_deferring_merges
 from .resolve import JsonResolver
@@ -23,7 +25,7 @@ _WINDOW = 1 << 15  # items per C-level pass where other threads must get the int
 __all__ = ["DEFER_MERGES_BYTES", "MERGE_HASH", "JsonDocument", "TokenRef", "merge_hash", "parse_deferring_merges"]
 
 
-class JsonDocument(JsonChecks, JsonResolver, JsonLookups):
+class JsonDocument(JsonResolver, JsonLookups):
     """A parsed tokenizer.json or vocab.json with lazy source positions."""
 
     def __init__(self, data: bytes, obj: dict, fmt: str, merges_span: tuple[int, int] | None = None) -> None:
@@ -100,7 +102,7 @@ class JsonDocument(JsonChecks, JsonResolver, JsonLookups):
         self.merges_not_list = "merges" in model and not isinstance(model.get("merges"), list)
         pairs = bool(merges) and isinstance(merges[0], list)
         if self.merges_span is not None:
-            merges = None  # parsed in pieces by pending_findings
+            merges = None  # parsed in pieces by the checks (checks.py pending_findings)
             pairs = next_char(data, self.merges_span[0] + 1) == ord("[")
         self.vocab = Vocabulary(
             scheme=scheme_of(obj),
@@ -123,7 +125,7 @@ class JsonDocument(JsonChecks, JsonResolver, JsonLookups):
             self.merges_start = value_start(data, "merges", model_start) if merges is not None else None
         self.added_start = value_start(data, "added_tokens", 0, model_start or None) if added else None
 
-    # ---- findings -------------------------------------------------------------------
+    # ---- the text, parsed in pieces -----------------------------------------------
 
     def all_merges(self) -> list:
         """Every merge as stored, parsed from the text when it was parsed apart (a new list
@@ -144,3 +146,48 @@ class JsonDocument(JsonChecks, JsonResolver, JsonLookups):
     config_problems: list = []  # (path, kind, message) from json_components
     bad_added: list[int] = []  # added_tokens entries tokenizers cannot load
     added_positions: list[int] = []
+
+    def _parse_merge_chunk(self, chunk: tuple[int, int], array: tuple[int, int] | None = None) -> list | None:
+        """The merges of a slice of the merges array (`array`: its bounds, by default the
+        part of the text parse_deferring_merges left out)."""
+        s, e = chunk
+        array_start, array_end = array or self.merges_span
+        view = memoryview(self.data)
+        text = b"".join((b"" if s == array_start else b"[", view[s:e], b"" if e == array_end else b"]"))
+        try:
+            merges = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return None
+        return merges if isinstance(merges, list) else None
+
+    _exact_key_spans: list[tuple[int, int]] | None = None
+
+    @cached_property
+    def source_key_count(self) -> int:
+        """Entries of the vocab as written, duplicates included."""
+        if self.vocab_start is None:
+            return 0
+        if self.unigram:
+            return len(self.unigram_list)
+        end = len(self.data)
+        if (self.merges_start or 0) > self.vocab_start:
+            end = self.data.rfind(b'"merges"', self.vocab_start, self.merges_start)
+        n = key_count_estimate(self.data, self.vocab_start, end)
+        if n <= len(self.vocab.tokens):
+            return len(self.vocab.tokens)
+        self._exact_key_spans = object_key_spans(self.data, self.vocab_start)
+        return len(self._exact_key_spans)
+
+    def _merge_pieces(self, span: tuple[int, int], size: int = 1 << 16, array: tuple[int, int] | None = None):
+        """(piece's span, its merges) over a slice of the merges array, parsed `size`
+        bytes at a time (one orjson call on 10 MB holds the interpreter for 80 ms);
+        the merges are None for a piece that does not parse, and the last."""
+        s, e = span
+        while s < e:
+            cut = element_boundary(self.data, s + size, e, self.vocab.merges_as_pairs) if s + size < e else None
+            piece = (s, cut[0]) if cut else (s, e)
+            merges = self._parse_merge_chunk(piece, array)
+            yield piece, merges
+            if merges is None or cut is None:
+                return
+            s = cut[1]

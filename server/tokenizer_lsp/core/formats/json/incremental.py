@@ -153,7 +153,7 @@ def _merge_findings_at(doc: JsonDocument, ranks: list[int]) -> list[Finding] | N
         if pair is None:
             return None
         whole, part_spans = _merge_spans(doc, r)
-        for p in checks._one_merge(v, r, pair[0], pair[1], v.merge_result(*pair)):
+        for p in checks.one_merge(v, r, pair[0], pair[1], v.merge_result(*pair)):
             s, e = part_spans[p.ref.part] if p.ref.part is not None else whole
             out.append(Finding(p.code, s, e, p.message))
     return out

@@ -9,9 +9,9 @@ from operator import and_
 
 import orjson
 
-from ... import checks, seams
+from ... import seams
 from ...compact_vocab import CompactTokens, settled_tokens
-from ...model import TokenRef, Vocabulary, split_merge
+from ...model import TokenRef, Vocabulary, split_merge, split_well_formed
 from .literal_table import LiteralTable
 from .merge_layout import MergeLayout, detect_layout
 from .resolve import _string_merge_part
@@ -123,7 +123,7 @@ class JsonLookups:
         pairs, v = self.vocab.merges_as_pairs, self.vocab
         for _, merges in self._merge_pieces(self._merges_text, array=self._merges_text):
             merges = merges or []
-            split = checks.split_well_formed(merges, pairs)
+            split = split_well_formed(merges, pairs)
             if split is None:
                 found = [split_merge(m, pairs) or ("\0", "\0") for m in merges]
                 firsts, seconds = [a for a, _ in found], [b for _, b in found]
@@ -260,7 +260,7 @@ class JsonLookups:
 
 def _hash_merges(v: Vocabulary, merges: list, columns: list[array]) -> bool:
     """Append hashes of firsts, seconds and results; False if some merge is malformed."""
-    split = checks.split_well_formed(merges, v.merges_as_pairs)
+    split = split_well_formed(merges, v.merges_as_pairs)
     if split is None:
         return False
     parts, results = split

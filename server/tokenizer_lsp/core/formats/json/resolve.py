@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ...checks import Ref
+from ...model import Ref
 from .layout import STRING, Locator, array_element_spans
 
 _CONTENT_RE = re.compile(rb'(?<!\\)"content"\s*:\s*(' + STRING + rb")")

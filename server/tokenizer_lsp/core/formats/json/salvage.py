@@ -5,7 +5,8 @@ intact pieces: the sections before the model, the model's vocabulary before the 
 or the whole model when the error lies before it. Each piece is cut out of the original
 bytes by its brackets and parsed with orjson on the slice, so every position stays that
 of the file. A JsonDocument built from the pieces answers hovers and inlay hints, and
-only the checks that hold on partial data run:
+only the checks that hold on partial data run (json/checks.py salvaged_findings, on the
+flags set here):
 
 - utf8-fragment and duplicate-token / duplicate-id within what was recovered, always;
 - not-byte-level only when the file's own decoder / pre_tokenizer / normalizer say
@@ -25,11 +26,10 @@ among them. Nothing here raises: any failure falls back to the json-syntax findi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import orjson
 
-from ...checks.pipeline import Scope, located, vocabulary_checks
 from ...decoding.bytemap import BYTE_TO_CHAR
 from ...decoding.tokens import Scheme
 from ...detect import claims_vocab_json
@@ -56,9 +56,12 @@ class Salvaged:
     """What a broken JSON file still tells."""
 
     error: Finding  # the json-syntax finding
-    findings: list[Finding] = field(default_factory=list)  # error first, then file order
     doc: JsonDocument | None = None  # built from the recovered pieces (None: nothing)
     vocab_complete: bool = False
+    # which checks hold on it (json/checks.py salvaged_findings): the added tokens were
+    # recovered; the sections that declare the scheme (normalizer, pre_tokenizer, decoder) were
+    added_known: bool = True
+    scheme_trusted: bool = True
     merges_recovered: int | None = None  # merges parsed (None: none, e.g. vocab partial)
 
 
@@ -72,11 +75,11 @@ def salvage(data: bytes, err: orjson.JSONDecodeError | None = None, path: str | 
         error, limit = _locate(data, err, base)
     except Exception:
         error, limit = Finding("json-syntax", 0, min(1, len(data)), "invalid JSON"), 0
-    out = Salvaged(error, [error])
+    out = Salvaged(error)
     try:
         _recover(data, limit, path, out)
     except Exception:  # a file broken in a way not foreseen: the finding alone
-        out.doc, out.findings = None, [error]
+        out.doc = None
     return out
 
 
@@ -117,9 +120,7 @@ def _recover(data: bytes, limit: int, path: str | None, out: Salvaged) -> None:
     out.doc = doc
     out.vocab_complete = vocab_complete
     out.merges_recovered = len(merges) if merges is not None else None
-    out.findings = [out.error] + _findings(
-        doc, vocab_complete=vocab_complete, added_known=added_known, scheme_trusted=config_known
-    )
+    out.added_known, out.scheme_trusted = added_known, config_known
 
 
 def _recover_model(data: bytes, model_at: int, limit: int):
@@ -222,7 +223,6 @@ def _recover_vocab_json(data: bytes, limit: int, path: str | None, out: Salvaged
     _set_key_count(doc, data, found[1])
     out.doc = doc
     out.vocab_complete = complete
-    out.findings = [out.error] + _findings(doc, vocab_complete=complete, added_known=True, scheme_trusted=True)
 
 
 def _guess_scheme(tokens, model: dict) -> Scheme:
@@ -246,11 +246,3 @@ def _set_key_count(doc: JsonDocument, data: bytes, end: int) -> None:
     spans = [s for s in object_key_spans(data, doc.vocab_start) if s[1] <= end]
     doc._exact_key_spans = spans
     doc.__dict__["source_key_count"] = max(len(spans), len(doc.vocab.tokens))
-
-
-def _findings(doc: JsonDocument, *, vocab_complete: bool, added_known: bool, scheme_trusted: bool) -> list[Finding]:
-    """The checks that hold on what was recovered. Merges are not checked: against a
-    partial vocabulary every later token would be missing, and against a whole one the
-    check costs as much as indexing the file (they are, once it parses again)."""
-    scope = Scope(byte_level=added_known and scheme_trusted, added=added_known, gaps=vocab_complete and added_known)
-    return located(vocabulary_checks(doc.vocab, doc.added_list, doc._duplicate_keys(), scope), doc.resolve)

@@ -6,8 +6,8 @@ import json
 
 import orjson
 
-from ... import checks
-from ...checks import PendingFinding, Ref
+from ...decoding.display import quoted as _q
+from ...model import PendingFinding, Ref
 from .components import added_token_problems, path_span
 from .layout import Locator, array_element_spans, value_span, value_start
 
@@ -24,7 +24,7 @@ def _shown_value(source: bytes) -> str:
         text = json.dumps(orjson.loads(source), ensure_ascii=False)
     except (orjson.JSONDecodeError, TypeError, ValueError):
         text = source.decode("utf-8", "replace")
-    return checks._q(text if len(text) <= 60 else text[:57] + "...")
+    return _q(text if len(text) <= 60 else text[:57] + "...")
 
 
 def _row_problem(row, source: bytes) -> str:
@@ -78,7 +78,7 @@ def schema_findings(doc) -> list[PendingFinding]:
                 Ref("span", key, key + len(b'"vocab"'))
                 if key >= 0
                 else Ref("span", doc.vocab_start, doc.vocab_start + 1),
-                f"model.vocab of a {checks._q(str(mtype))} model must be {want}; {cannot}",
+                f"model.vocab of a {_q(str(mtype))} model must be {want}; {cannot}",
             )
         )
     elif doc.bad_rows and doc.vocab_start is not None:
@@ -104,7 +104,7 @@ def schema_findings(doc) -> list[PendingFinding]:
                     PendingFinding(
                         "schema",
                         Ref("span", *value),
-                        f"the id of {checks._q(k)} must be a non-negative integer, not "
+                        f"the id of {_q(k)} must be a non-negative integer, not "
                         f"{_shown_value(data[value[0] : value[1]])}; {cannot}",
                     )
                 )

@@ -1,7 +1,7 @@
 """The SentencePiece `.model` plug-in (docs/formats/sentencepiece.md): a binary protobuf ModelProto.
 
 Read by our own wire reader (wire.py: why not `sentencepiece_model_pb2`), checked by
-core/checks/spm_checks.py, encoded by the `sentencepiece` engine (engine.py), loaded only
+core/formats/sentencepiece/checks.py, encoded by the `sentencepiece` engine (engine.py), loaded only
 for `encode` and unreachable tokens.
 """
 
@@ -38,7 +38,7 @@ class SentencePiecePlugin:
     name = "sentencepiece"
     label = "SentencePiece .model"
     binary = True
-    checks = "spm_checks"  # core/checks/spm_checks.py
+    checks = "sentencepiece.checks"  # core/formats/sentencepiece/checks.py
     style = "sentencepiece"  # `▁` for a space, <0xNN> byte pieces
 
     def diff_flags(self, table: TokenTable) -> dict:

@@ -13,7 +13,7 @@ class _Tekken:
     name = "tekken"
     label = "Mistral tekken (tekken_*.json)"
     binary = False
-    checks = "tekken_checks"  # core/checks/tekken_checks.py
+    checks = "tekken.checks"  # core/formats/tekken/checks.py
 
     @staticmethod
     def named(name: str) -> bool:

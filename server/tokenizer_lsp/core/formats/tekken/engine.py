@@ -51,7 +51,7 @@ def encoding(table: TokenTable):
 def _build(table: TokenTable):
     import tiktoken
 
-    from ...checks.tekken_checks import tekken_rank, vocab_size
+    from .asserts import tekken_rank, vocab_size
 
     # the loader's asserts, said as `check` says them (the first one)
     for found in (*(f for f in table.read_findings if f.severity == "error"), *vocab_size(table), *tekken_rank(table)):

@@ -1,19 +1,19 @@
-""".tiktoken rank files: `base64(bytes) rank` per line, read exactly as tiktoken reads them."""
+""".tiktoken rank files: `base64(bytes) rank` per line, read exactly as tiktoken reads them.
+
+The parse; the lines tiktoken's loader fails on are its reading's own findings (where the
+file stops being loadable, as a JSON syntax error is), every other finding is checks.py's."""
 
 from __future__ import annotations
 
 import base64
 
-from ... import checks
-from ...checks import PendingFinding, Ref
-from ...decoding.display import hex_head
+from ...decoding.display import quoted
 from ...decoding.tokens import Scheme
-from ...decoding.utf8 import short_fragment_kind
 from ...model import Finding, Vocabulary
 from ..json.doc import TokenRef
 from ..line_doc import LineDocument
 
-_U32_MAX = 0xFFFFFFFF  # tiktoken's Rust core holds ranks as u32; u32::MAX means "no merge"
+U32_MAX = 0xFFFFFFFF  # tiktoken's Rust core holds ranks as u32; u32::MAX means "no merge"
 
 
 def _unpack_error(fields: list[bytes]) -> str:
@@ -51,8 +51,8 @@ class TiktokenDocument(LineDocument):
         self.line_findings: list[Finding] = []
         dup_spans: list[tuple[int, int, str]] = []
         # repeated bytes where a field is not the canonical base64: (line, earlier line)
-        self._byte_dups: list[tuple[int, int]] = []
-        self._odd_ranks = False  # ranks tiktoken reads but its encoder cannot use
+        self.byte_dups: list[tuple[int, int]] = []
+        self.odd_ranks = False  # ranks tiktoken reads but its encoder cannot use
         repeats: list[tuple[str, int]] = []
         last_line: dict[str, int] | None = None  # key -> last line (built at the first repeat)
         b64decode, b64encode, starts = base64.b64decode, base64.b64encode, self.starts
@@ -85,7 +85,7 @@ class TiktokenDocument(LineDocument):
                         "tiktoken-malformed",
                         start,
                         start + len(line),
-                        f"rank {checks._q(rank[:20].decode('utf-8', 'replace'))} is not a non-negative "
+                        f"rank {quoted(rank[:20].decode('utf-8', 'replace'))} is not a non-negative "
                         f"integer: tiktoken's loader fails on this line (ValueError: {e})",
                     )
                 )
@@ -98,7 +98,7 @@ class TiktokenDocument(LineDocument):
                         "tiktoken-malformed",
                         start,
                         start + len(line),
-                        f"{checks._q(b64[:100].decode('utf-8', 'replace'))} is not valid base64: tiktoken's "
+                        f"{quoted(b64[:100].decode('utf-8', 'replace'))} is not valid base64: tiktoken's "
                         f"loader fails on this line (binascii.Error: {e})",
                     )
                 )
@@ -107,8 +107,8 @@ class TiktokenDocument(LineDocument):
             b64_start = start + at
             canonical = b64encode(token_bytes)
             token = canonical.decode("ascii")
-            if not 0 <= r < _U32_MAX:
-                self._odd_ranks = True
+            if not 0 <= r < U32_MAX:
+                self.odd_ranks = True
                 rs = start + line.find(rank, at + len(b64))
                 self.line_findings.append(Finding("tiktoken-malformed", rs, rs + len(rank), _odd_rank(r)))
             self.line_entry[i] = (token, r, b64_start, len(b64))
@@ -117,10 +117,10 @@ class TiktokenDocument(LineDocument):
                 if last_line is None:
                     last_line = {e[0]: j for j, e in self.line_entry.items() if j != i}
                 earlier = last_line[token]
-                if canonical == b64 and self._field(earlier) == b64:
+                if canonical == b64 and self.field(earlier) == b64:
                     dup_spans.append((b64_start, b64_start + len(b64), token))
                 else:
-                    self._byte_dups.append((i, earlier))
+                    self.byte_dups.append((i, earlier))
                 repeats.append((token, i))
                 tokens[token] = r
                 last_line[token] = i
@@ -134,9 +134,9 @@ class TiktokenDocument(LineDocument):
             for token, i in repeats:
                 self.entry_line[ordinal[token]] = i
         self.vocab = Vocabulary(scheme=Scheme.RAW_BYTES, tokens=tokens)
-        self._dups = dup_spans
+        self.dups = dup_spans
 
-    def _field(self, line: int) -> bytes:
+    def field(self, line: int) -> bytes:
         """The base64 field of an entry's line, as written."""
         _, _, s, n = self.line_entry[line]
         return self.data[s : s + n]
@@ -155,59 +155,6 @@ class TiktokenDocument(LineDocument):
         """bytes -> rank: what tiktoken's load_tiktoken_bpe returns for this file (when it
         does not raise: see the `tiktoken-malformed` findings)."""
         return {base64.b64decode(t): r for t, r in self.vocab.tokens.items()}
-
-    def findings(self) -> list[Finding]:
-        out = list(self.line_findings)
-        pending = checks.id_findings(self.vocab, self._dups)
-        if self._odd_ranks:
-            # gaps among the ranks tiktoken's encoder can hold: -5 or 2**40 would make every
-            # rank between them and the others look missing (their lines have their own error)
-            pending = [p for p in pending if p.code != "id-gap"]
-            keys = list(self.vocab.tokens)
-            sane = [o for o, r in enumerate(self.vocab.tokens.values()) if 0 <= r < _U32_MAX]
-            sub = Vocabulary(scheme=Scheme.RAW_BYTES, tokens={keys[o]: self.vocab.tokens[keys[o]] for o in sane})
-            for p in checks.id_findings(sub):
-                if p.code == "id-gap":
-                    ref = Ref("vocab", sane[p.ref.key]) if p.ref.kind == "vocab" else p.ref
-                    pending.append(PendingFinding(p.code, ref, p.message))
-        for i, earlier in self._byte_dups:
-            token, _, s, n = self.line_entry[i]
-            data = base64.b64decode(token)
-            pending.append(
-                PendingFinding(
-                    "duplicate-token",
-                    Ref("span", s, s + n),
-                    f"{checks._q(self._field(i).decode('utf-8', 'replace'))} decodes to the same bytes "
-                    f"({hex_head(data) if data else 'none: the empty token'}) as "
-                    f"{checks._q(self._field(earlier).decode('utf-8', 'replace'))} on line {earlier + 1}: "
-                    f"tiktoken keys its ranks by bytes, so the last rank ({self.vocab.tokens[token]}) wins "
-                    "and the earlier entry is lost",
-                )
-            )
-        for ordinal, token in enumerate(self.vocab.tokens):
-            data = base64.b64decode(token)
-            if not data.isascii():
-                try:
-                    data.decode("utf-8")
-                except UnicodeDecodeError:
-                    pending.append(
-                        PendingFinding(
-                            "utf8-fragment",
-                            Ref("vocab", ordinal),
-                            f"rank {self.vocab.tokens[token]} = bytes {hex_head(data)}: {short_fragment_kind(data)}",
-                        )
-                    )
-        for p in pending:
-            if p.ref.kind == "span":
-                s, e = p.ref.key, p.ref.end
-            elif p.ref.kind == "vocab":
-                _, _, s, n = self.line_entry[self.entry_line[p.ref.key]]
-                e = s + n
-            else:
-                s, e = 0, 0
-            out.append(Finding(p.code, s, e, p.message))
-        out.sort(key=lambda f: f.start)
-        return out
 
     def vocab_span(self, ordinal: int) -> tuple[int, int] | None:
         """The base64 field of the rank's line (the last line of repeated bytes)."""
@@ -230,12 +177,12 @@ class TiktokenDocument(LineDocument):
 
 def _odd_rank(r: int) -> str:
     shown = str(r) if len(str(r)) <= 24 else f"{str(r)[:20]}… ({len(str(r))} digits)"
-    if r == _U32_MAX:
+    if r == U32_MAX:
         return (
             f"rank {r} is u32::MAX, tiktoken's \"no merge\" marker: its byte-pair merging never "
             "produces this token (only a piece of exactly these bytes encodes to it)"
         )
-    what = "negative" if r < 0 else f"above {_U32_MAX}"
+    what = "negative" if r < 0 else f"above {U32_MAX}"
     return (
         f"rank {shown} is {what}: tiktoken's loader reads it, but its encoder holds ranks as "
         "unsigned 32-bit integers, so building an Encoding from this file fails "

@@ -3,7 +3,7 @@
 A token's id is its 0-based line (lines end at `\\n`; trailing whitespace, `\\r` included,
 is not part of the token: tokenizers' WordPiece::read_file). The folder's
 `tokenizer_config.json` gives `do_lower_case` (default true) and the unk token. Checked by
-core/checks/wordpiece_checks.py; encoded by tokenizers' BertWordPieceTokenizer.
+core/formats/wordpiece/checks.py; encoded by tokenizers' BertWordPieceTokenizer.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ class WordPiecePlugin:
     name = "wordpiece"
     label = "WordPiece vocab.txt"
     binary = False
-    checks = "wordpiece_checks"  # core/checks/wordpiece_checks.py
+    checks = "wordpiece.checks"  # core/formats/wordpiece/checks.py
     style = "wordpiece"  # `##` continues a word
 
     def diff_flags(self, table: TokenTable) -> dict:

@@ -1,6 +1,6 @@
 """Findings on a GGUF's tokenizer (core/formats/gguf): its own consistency, and, with the HF
 folder it was converted from (beside the file, or given: `check model.gguf HF_DIR`), every
-`gguf-*` code of docs/formats/gguf.md (gguf_source.py).
+`gguf-*` code of docs/formats/gguf.md (source_checks.py).
 
 Alone: special ids in range and of a type that can be special (`special-id`), merges that
 name tokens (`merge-unknown-token`, `merge-result-missing`), the `pre` name llama.cpp must
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 
-from ..formats.gguf.pre_names import NAMES
-from ..formats.gguf.rows import K
-from ..formats.table import TableFinding, TokenTable
-from . import _q
+from ...decoding.display import quoted as _q
+from ..table import TableFinding, TokenTable
+from .pre_names import NAMES
+from .rows import K
 
 # stats says this where it would give the unreachable count (GGUF has no unreachable-token test)
 UNREACHABLE_NOT_TESTED = "`check` has no unreachable-token test for GGUF files"
@@ -37,7 +37,7 @@ MAX_LISTED = 50  # findings of one kind before one summary finding says how many
 
 
 def findings(table: TokenTable) -> list[TableFinding]:
-    from ..chat.gguf_checks import own_findings  # the chat-template checks of its templates
+    from ...chat.gguf_checks import own_findings  # the chat-template checks of its templates
 
     return special_ids(table) + merge_names(table) + pre_missing(table) + own_findings(table)
 
@@ -52,7 +52,7 @@ def source_findings(table: TokenTable, folder: str | None = None) -> list[TableF
         folder = os.path.dirname(path)
         if not any(os.path.isfile(os.path.join(folder, n)) for n in ("tokenizer.json", "tokenizer.model")):
             return []
-    from .gguf_source import compare
+    from .source_checks import compare
 
     return compare(table, folder)
 

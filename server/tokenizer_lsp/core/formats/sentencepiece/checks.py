@@ -4,9 +4,9 @@ the pieces its own encode never produces."""
 
 from __future__ import annotations
 
-from ..decoding.tokens import SP_SPACE, sp_byte
-from ..formats.table import TableFinding, TokenTable
-from . import _q
+from ...decoding.display import quoted as _q
+from ...decoding.tokens import SP_SPACE, sp_byte
+from ..table import TableFinding, TokenTable
 
 # the type SentencePiece gives the piece of each special id (trainer_interface.cc)
 _SPECIAL_TYPE = {
@@ -80,8 +80,8 @@ def unreachable(table: TokenTable) -> list[TableFinding]:
     are dropped), as the prefix-space rule of `unreachable-token` says."""
     if table.source is None:
         return []
-    from ..behaviour.reachability.findings import message
-    from ..formats.sentencepiece.engine import processor
+    from ...checks.unreachable import message
+    from .engine import processor
 
     sp = processor(table.source)
     prefix = bool(table.meta.get("add_dummy_prefix"))

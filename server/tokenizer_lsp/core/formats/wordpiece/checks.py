@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..formats.table import TableFinding, TokenTable
-from . import _q
+from ...decoding.display import quoted as _q
+from ..table import TableFinding, TokenTable
 
 # stats' unreachable count is check's: these findings (WordPiece is outside unreachable-token's
 # definition, which is BPE's: a vocab.txt's [unused0] or a "##" piece no word spells are not tested)

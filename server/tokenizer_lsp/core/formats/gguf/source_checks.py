@@ -26,10 +26,10 @@ import os
 
 import orjson
 
-from ..decoding.bytemap import byte_level_decode
-from ..formats.gguf.rows import K
-from ..formats.table import FormatError, TableFinding, TokenTable
-from . import _q
+from ...decoding.bytemap import byte_level_decode
+from ...decoding.display import quoted as _q
+from ..table import FormatError, TableFinding, TokenTable
+from .rows import K
 
 MAX_LISTED = 50
 # texts on which the known pre-tokenizers split differently (digits in groups of 1, 3 or
@@ -87,7 +87,7 @@ def compare_model(table: TokenTable, path: str, cfg: dict, gen: dict, folder: st
     """The same against a SentencePiece tokenizer.model (a folder without tokenizer.json):
     its pieces are what the converter writes for a `llama` GGUF, its CONTROL pieces must stay
     CONTROL, and the split is sentencepiece's own."""
-    from ..formats import registry
+    from .. import registry
 
     try:
         spm = registry.plugin("sentencepiece").read(path)
@@ -289,9 +289,9 @@ def special_ids(table: TokenTable, cfg: dict, gen: dict, hf: dict[int, tuple[str
 def chat_template(table: TokenTable, cfg: dict, folder: str) -> list[TableFinding]:
     """The GGUF's template against the one transformers takes from the folder, by rendering
     (core/chat/gguf_checks.py)."""
-    from ..chat.gguf_checks import compare_rendered
-    from ..chat.places import NoTemplate, effective, folder_places
-    from ..chat.source import special_tokens
+    from ...chat.gguf_checks import compare_rendered
+    from ...chat.places import NoTemplate, effective, folder_places
+    from ...chat.source import special_tokens
 
     try:
         hf = effective(folder_places(folder, cfg))
@@ -311,7 +311,7 @@ def chat_template(table: TokenTable, cfg: dict, folder: str) -> list[TableFindin
 def split(table: TokenTable, source: str, source_encode=None) -> list[TableFinding]:
     """The probe texts encoded both ways; `source_encode` (text -> ids) for a source that is
     not a tokenizer.json."""
-    from ..formats.gguf.engine import encode
+    from .engine import encode
 
     if source_encode is None:
         from tokenizers import Tokenizer
