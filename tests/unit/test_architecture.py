@@ -112,3 +112,16 @@ def test_a_built_index_cannot_be_rewritten():
             else:
                 raise AssertionError(f"{idx.format} index let {name} be set")
     assert {"tokenizer.json", "merges.txt", "tiktoken"} <= set(kinds)
+
+
+def test_work_leaves_the_event_loop_only_through_off_loop():
+    """lsp/work.py's off_loop takes each piece of thread work with its mode and cancel token;
+    a bare to_thread or run_in_executor elsewhere would run uncancellable work."""
+    work = SERVER / "lsp" / "work.py"
+    assert re.search(r"to_thread|run_in_executor", work.read_text(encoding="utf-8"))
+    bare = [
+        p.relative_to(ROOT).as_posix()
+        for p in SERVER.rglob("*.py")
+        if p != work and re.search(r"\b(to_thread|run_in_executor)\(", p.read_text(encoding="utf-8"))
+    ]
+    assert bare == []
