@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-# Below this many items (tokens + merges) running work beside costs more than it saves.
+# Below this many items (tokens + merges) running work in a forked child costs more than it saves.
 MIN_PARALLEL_WORK = 100_000
 
 
@@ -26,7 +26,7 @@ class Cancelled(Exception):
 
 class CancelToken:
     """Told from another thread that the work it goes with is no longer wanted: work in
-    stages checks it between them; work beside registers how to stop itself (on_cancel)."""
+    stages checks it between them; work in a forked child registers how to stop itself (on_cancel)."""
 
     __slots__ = ("_lock", "_stops", "cancelled")
 
@@ -130,7 +130,7 @@ splice: Callable[[bytes, int, int, bytes], bytes] = plain_splice
 # Give memory freed by a dropped index back to the system.
 release_memory: Callable[[], None] = no_op
 # `with waited_for():` around work a user waits on while nothing else is served (a
-# document's first index: no older one answers hovers meanwhile): the work beside it runs
+# document's first index: no older one answers hovers meanwhile): the work in a forked child runs
 # at the caller's own priority, not below it. The reference has nothing beside: no-op.
 waited_for: Callable[[], AbstractContextManager] = nullcontext
 

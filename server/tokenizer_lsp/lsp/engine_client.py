@@ -182,9 +182,9 @@ class EngineClient:
         that holds a loaded tokenizer and has no request in hand, and stop an unreachable set
         being computed in a forked child (its caller gets EngineError and asks again for the
         version that replaces it). Call it before a build's child starts."""
-        beside = self._reach_child
-        if beside is not None:
-            beside.release()
+        child = self._reach_child
+        if child is not None:
+            child.release()
         with self._state:
             if self._busy or not self._held or self._proc is None:
                 return

@@ -1,5 +1,5 @@
-"""A whole build of a document in two stages, for a caller that builds beside itself
-(core.seams.stages_in_child: in the server, a forked child).
+"""A whole build of a document in two stages, for a caller that builds it in a forked child
+(core.seams.stages_in_child; the server does).
 
 Parsing a vocabulary makes hundreds of thousands of small objects (its keys, their ids)
 that live until the table is made compact. Made in the server's own process, they fill
@@ -31,7 +31,7 @@ def build_index_in_child(
     assume_tokenizer: bool = False,
     cancel: seams.CancelToken | None = None,
 ) -> DocumentIndex:
-    """build_index(...), built beside this process when the text is large (see the module
+    """build_index(...), built in a forked child when the text is large (see the module
     docstring); the same index either way. JSON only: a tiktoken or merges file keeps its
     table as it is made (a dict the checks and hovers use), which would have to be sent
     back whole. `cancel`: when it is cancelled, the build beside stops and this raises

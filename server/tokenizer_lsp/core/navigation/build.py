@@ -334,7 +334,7 @@ def _starts(parts: list[str] | list[bytes]) -> array:
 
 def build_navigation(idx) -> Navigation | None:
     """The navigation lookups of an index whose hover lookups are ready (None: nothing to
-    navigate). Call off the event loop. On large files everything is computed beside it
+    navigate). Call off the event loop. On large files everything is computed in a forked child
     (core.seams.in_child) and only the compact result comes back: the lists of strings
     it is built from would otherwise raise the server's peak memory."""
     return _started(idx).result()

@@ -255,7 +255,7 @@ class Unreachable:
                 if r.entries is None:
                     # the first set after the navigation lookups: their forked child would
                     # end the set's own child 0.2 s into its work (one child at a time:
-                    # engine/beside.py); never waiting past NAVIGATION_WAIT_S
+                    # engine/reachability_child.py); never waiting past NAVIGATION_WAIT_S
                     try:
                         await asyncio.wait_for(doc.served.navigation_ready.wait(), NAVIGATION_WAIT_S)
                     except asyncio.TimeoutError:
@@ -330,6 +330,6 @@ class Unreachable:
 
 
 def _kept_on_disk(data: bytes, path: str | None, companion: bytes | None) -> list | None:
-    """What the engine's ways (engine/beside.py, engine/worker.py) would read first: the set
+    """What the engine's ways (engine/reachability_child.py, engine/worker.py) would read first: the set
     kept for this content, under the same key."""
     return reachability_cache.read(reachability_cache.key_of(data, path, companion, None))

@@ -114,7 +114,7 @@ class JsonLookups:
     def merge_columns(self) -> tuple[array, array, array]:
         """Every merge's first part, second part and result as vocabulary ordinals (-1: not
         in the vocabulary), read back from the text a piece at a time (costly on large
-        files: run it beside, see core.seams)."""
+        files: run it in a forked child, see core.seams)."""
         columns = (array("i"), array("i"), array("i"))
         if self._merges_text is None:
             return columns
