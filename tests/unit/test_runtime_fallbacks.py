@@ -618,7 +618,11 @@ def did_open(text: str, doc_keys: list[str], outer_keys: list[str], ascii_only: 
     doc = {k: values[k] for k in doc_keys}
     doc.update(extra or {})
     outer = {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": doc}}
-    return json.dumps({k: outer[k] for k in outer_keys}, ensure_ascii=ascii_only).encode()
+    message = {k: outer[k] for k in outer_keys}
+    try:
+        return json.dumps(message, ensure_ascii=ascii_only).encode()
+    except UnicodeEncodeError:  # a lone surrogate has no UTF-8: a client sends it escaped
+        return json.dumps(message, ensure_ascii=True).encode()
 
 
 def as_received(body: bytes, object_hook=None):
