@@ -35,7 +35,7 @@ class Served:
         """The `encode --format json` object of `text` (no special tokens added)."""
         with self.lock:
             if self.plugin is not None:
-                from ..cli.tables import encode_result
+                from ..cli.table_encode import encode_result
 
                 return encode_result(self.plugin, self.table, text, False, os.path.dirname(os.path.abspath(self.file)))
             from ..core.behaviour.encode import encode
