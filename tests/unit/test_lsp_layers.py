@@ -12,10 +12,11 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import tokenizer_lsp
+
+from tests.unit.test_import_graph import _imported as imports_of
 
 PACKAGE = Path(tokenizer_lsp.__file__).parent
 LSP = PACKAGE / "lsp"
@@ -31,24 +32,7 @@ def _module_name(path: Path) -> str:
 
 def _imported(path: Path) -> set[str]:
     """Every tokenizer_lsp module (or name in one) this file imports, at any depth."""
-    name = _module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names if a.name.startswith("tokenizer_lsp"))
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            elif node.module and node.module.startswith("tokenizer_lsp"):
-                target = node.module
-            else:
-                continue
-            out.add(target)
-            out.update(f"{target}.{a.name}" for a in node.names)  # `from . import x`: x may be a module
-    return out
+    return imports_of(path, _module_name(path))
 
 
 def _within(module: str, package: str) -> bool:

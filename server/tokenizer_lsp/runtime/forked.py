@@ -64,6 +64,15 @@ class Busy(Exception):
     """run_in_child(alone=True) while another child of this process is alive."""
 
 
+def _kill(pid: int | None) -> None:
+    """SIGKILL a child that may already be gone (reaped by its reader's thread)."""
+    if pid:
+        try:
+            os.kill(pid, 9)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 class ChildFailed(Exception):
     """The child died, was killed, timed out or raised (run_in_child)."""
 
@@ -263,12 +272,7 @@ class Forked:
         child is killed now, and result() raises Cancelled rather than compute it here.
         The reader's thread reaps it (result), never this one under its feet."""
         self.cancelled = True
-        pid = self.pid
-        if pid:
-            try:
-                os.kill(pid, 9)
-            except (ProcessLookupError, PermissionError):
-                pass
+        _kill(self.pid)
 
     def detach(self) -> None:
         """Let go of the arguments: the child has its own copy of them. A child that
@@ -359,12 +363,7 @@ class ForkedStages:
         reader sees its pipe end and raises Cancelled. The fd is closed by the reader's
         thread (close), never here under its feet."""
         self.cancelled = True
-        pid = self.pid
-        if pid:
-            try:
-                os.kill(pid, 9)
-            except (ProcessLookupError, PermissionError):
-                pass
+        _kill(self.pid)
 
     def close(self) -> None:
         if self.pid:
