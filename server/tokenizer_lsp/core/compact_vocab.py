@@ -163,14 +163,33 @@ class KeyOrderItems(ItemsView):
         return zip(self._mapping, self._mapping.ids())
 
 
+class KnownTokens:
+    """What a token table answers about a few tokens and ids, sent ahead of the table itself
+    (core.index.staged): the config files beside a tokenizer name a few dozen tokens and ids
+    (thousands: gemma3), and their checks, which a user waits for after opening the file,
+    need only those. Answers are the table's own: `ids[token]` is `table.get(token)`,
+    `tokens[id]` the first token in the table's order with that id (None: no entry),
+    `max_id` the highest id (None: not known)."""
+
+    __slots__ = ("ids", "max_id", "tokens")
+
+    def __init__(self, ids: dict[str, int | None], tokens: dict[int, str | None], max_id: int | None) -> None:
+        self.ids, self.tokens, self.max_id = ids, tokens, max_id
+
+    def __reduce__(self):  # slots only: pickled for the trip from the build's child
+        return (KnownTokens, (self.ids, self.tokens, self.max_id))
+
+
 class PendingTokens(Mapping):
     """A vocabulary's token table that another stage of a build delivers (core.index.staged):
-    `later()` gives it the first time it is used, from whichever thread asks first."""
+    `later()` gives it the first time it is used, from whichever thread asks first. Until
+    then, what `known` answers is answered without it."""
 
-    __slots__ = ("_later", "_lock", "_value")
+    __slots__ = ("_later", "_lock", "_value", "known")
 
-    def __init__(self, later: Callable[[], Mapping[str, int]]) -> None:
+    def __init__(self, later: Callable[[], Mapping[str, int]], known: KnownTokens | None = None) -> None:
         self._later, self._value, self._lock = later, None, threading.Lock()
+        self.known = known
 
     def resolved(self) -> Mapping[str, int]:
         if self._later is None:  # resolved: no lock (_value is set before _later is cleared)
@@ -180,7 +199,18 @@ class PendingTokens(Mapping):
                 self._value, self._later = self._later(), None
         return self._value
 
+    def _known_id(self, key) -> tuple[bool, int | None]:
+        known = self.known
+        if self._later is not None and known is not None and isinstance(key, str) and key in known.ids:
+            return True, known.ids[key]
+        return False, None
+
     def __getitem__(self, key: str) -> int:
+        ok, tid = self._known_id(key)
+        if ok:
+            if tid is None:
+                raise KeyError(key)
+            return tid
         return self.resolved()[key]
 
     def __iter__(self) -> Iterator[str]:
@@ -190,9 +220,13 @@ class PendingTokens(Mapping):
         return len(self.resolved())
 
     def __contains__(self, key: object) -> bool:
-        return key in self.resolved()
+        ok, tid = self._known_id(key)
+        return tid is not None if ok else key in self.resolved()
 
     def get(self, key, default=None):
+        ok, tid = self._known_id(key)
+        if ok:
+            return default if tid is None else tid
         return self.resolved().get(key, default)
 
     def __reduce__(self):  # a copy for another process is the table it resolves to
@@ -202,6 +236,13 @@ class PendingTokens(Mapping):
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self.resolved(), name)
+
+
+def known_of(tokens: Mapping[str, int]) -> KnownTokens | None:
+    """The answers a table still pending gives ahead of it (None: a table at hand, or none)."""
+    if isinstance(tokens, PendingTokens) and tokens._later is not None:
+        return tokens.known
+    return None
 
 
 def _same(value):

@@ -12,6 +12,7 @@ import os
 import re
 
 from ..model import Finding
+from ..model_folder.facts import NOT_READ
 from ..model_folder.spans import string_offsets
 from .checks import TemplateFinding, template_findings
 from .context import ChatContext, adds_bos_of_post_processor, stop_ids_of
@@ -72,7 +73,11 @@ def folder_context(folder: str, config: dict, configs: dict, facts) -> ChatConte
     bos = special.get("bos_token")
     adds = None
     tokenizer_json = os.path.join(folder, "tokenizer.json")
-    if os.path.isfile(tokenizer_json):
+    post = getattr(facts, "post_processor", NOT_READ)
+    if post is not NOT_READ and facts.name == "tokenizer.json":  # the editor's, no second read
+        if adds_bos_of_post_processor(post, bos):
+            adds = "its post-processor"
+    elif os.path.isfile(tokenizer_json):
         data = _read(tokenizer_json)
         if data is not None and adds_bos_of_post_processor(post_processor_of(data), bos):
             adds = "its post-processor"

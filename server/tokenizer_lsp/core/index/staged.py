@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 
 from .. import detect, seams
-from ..compact_vocab import CompactTokens, PendingTokens
+from ..compact_vocab import CompactTokens, KnownTokens, PendingTokens
+from ..model_folder.literals import known_tokens
 from .build import DocumentIndex, build_index, new_parse_id
 
 # smaller texts are built in-process: a fork and two pickles cost more than their arenas
@@ -70,14 +71,17 @@ def build_index_in_child(
 
 
 def build_index_in_stages(data: bytes, path: str | None, companion=None, assume_tokenizer: bool = False) -> Iterator:
-    """Yields (index, whether its token table was taken out), then that table (None when
-    it was not)."""
+    """Yields (index, whether its token table was taken out, the table's answers for the
+    config files beside it), then that table (None when it was not)."""
     idx = build_index(data, path, companion, assume_tokenizer)
     vocab = idx.vocab
     tokens = vocab.tokens if vocab is not None and type(vocab.tokens) is dict else None
+    known = None
     if tokens is not None:
         vocab.tokens = None
-    yield idx, tokens is not None
+        # the config files' checks come right after these findings (lsp.jobs.folder)
+        known = known_tokens(tokens, path)
+    yield idx, tokens is not None, known
     yield _compact(tokens) if tokens is not None else None
 
 
@@ -88,12 +92,14 @@ def _compact(tokens: dict) -> Mapping[str, int]:
         return tokens
 
 
-def adopt_index(first: tuple[DocumentIndex, bool], later: Callable[[], Mapping[str, int]]) -> DocumentIndex:
+def adopt_index(
+    first: tuple[DocumentIndex, bool, KnownTokens | None], later: Callable[[], Mapping[str, int]]
+) -> DocumentIndex:
     """The first stage's index made whole where it is used: a parse id of this process
     (a child's counter does not advance the parent's), and the token table from `later`
-    the first time something reads it."""
-    idx, taken_out = first
+    the first time something reads it (what `known` answers, before)."""
+    idx, taken_out, known = first
     idx.adopted(new_parse_id())
     if taken_out:
-        idx.vocab.tokens = PendingTokens(later)
+        idx.vocab.tokens = PendingTokens(later, known)
     return idx

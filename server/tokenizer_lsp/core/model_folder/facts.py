@@ -6,23 +6,40 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import cached_property
 
+from ..compact_vocab import known_of
 from ..decoding.display import visible_text
 from ..model import Vocabulary
+
+NOT_READ = object()  # TokenizerFacts.post_processor of facts not read from a tokenizer.json
 
 
 class TokenizerFacts:
     """Ids of tokens and tokens of ids, as `tokenizers` loads them: a token's vocab id wins
     over its added_tokens id; an added token outside the vocab has its added id."""
 
-    def __init__(self, vocab: Vocabulary, name: str, token_of_id: Callable[[int], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        name: str,
+        token_of_id: Callable[[int], str | None] | None = None,
+        post_processor: dict | None | object = NOT_READ,
+    ) -> None:
         self.vocab = vocab
         self.name = name  # the tokenizer file's name, as messages say it
         self._token_of_id = token_of_id  # an index's own id table, when there is one
+        # a tokenizer.json's post_processor (None: it has none); NOT_READ: not from one
+        self.post_processor = post_processor
 
     def id_of(self, token: str) -> int | None:
         return self.vocab.id_of(token)
 
     def token_of(self, tid: int) -> str | None:
+        known = known_of(self.vocab.tokens)
+        if known is not None and type(tid) is int and tid in known.tokens:  # the table is on its way
+            if tid < 0:
+                return None
+            token = known.tokens[tid]
+            return token if token is not None else next((t for t, i in self.vocab.added.items() if i == tid), None)
         if self._token_of_id is not None:
             return self._token_of_id(tid)
         return self._by_id.get(tid)
@@ -36,7 +53,10 @@ class TokenizerFacts:
     @cached_property
     def highest_id(self) -> int | None:
         tokens = self.vocab.tokens
-        if hasattr(tokens, "max_id"):  # a compact or renamed table: no copy of its ids
+        known = known_of(tokens)
+        if known is not None and known.max_id is not None:  # the table is on its way
+            top = known.max_id
+        elif hasattr(tokens, "max_id"):  # a compact or renamed table: no copy of its ids
             top = tokens.max_id()
         else:
             top = max(tokens.ids() if hasattr(tokens, "ids") else tokens.values(), default=None)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from .. import detect
+from ..compact_vocab import known_of
 from ..disk_cache import FileCache
 from ..formats.json.doc import JsonDocument
 from ..formats.json.errors import _locate
@@ -18,7 +19,7 @@ from ..index.document import DocumentIndex
 from ..model import Vocabulary
 from .checks import config_findings
 from .config_doc import CONFIG_NAMES, ConfigDocument, is_config_name
-from .facts import TokenizerFacts
+from .facts import NOT_READ, TokenizerFacts
 from .table_facts import facts_of_table, facts_of_table_file
 
 # the tokenizer a folder's config files describe: its tokenizer.json, else a GPT-2 vocabulary,
@@ -65,9 +66,28 @@ def facts_of_index(idx: DocumentIndex) -> TokenizerFacts | None:
         if table is None:
             return None
         return facts_of_table(table, getattr(getattr(idx, "plugin", None), "style", None), idx.path)
+    name = os.path.basename(idx.path or "tokenizer.json")
+    post = getattr(idx.doc, "post_processor", NOT_READ) if idx.format == "tokenizer.json" else NOT_READ
+    if known_of(idx.vocab.tokens) is not None:
+        # the table is on its way from the build's child: the tokens and ids the configs
+        # name are answered without it (TokenizerFacts), any other waits for it
+        return TokenizerFacts(idx.vocab, name, _TokenOfIdWhenAsked(idx), post)
     # the index's lookup without the index: config checks keep their facts for a while, and
     # an index is its whole text (one per keystroke was kept until the edits settled)
-    return TokenizerFacts(idx.vocab, os.path.basename(idx.path or "tokenizer.json"), idx.token_of_id_lookup)
+    return TokenizerFacts(idx.vocab, name, idx.token_of_id_lookup, post)
+
+
+class _TokenOfIdWhenAsked:
+    """idx.token_of_id_lookup, made the first time an id is asked (it reads the whole
+    table); the index is let go of then."""
+
+    def __init__(self, idx: DocumentIndex) -> None:
+        self._idx, self._lookup = idx, None
+
+    def __call__(self, tid: int) -> str | None:
+        if self._lookup is None:
+            self._lookup, self._idx = self._idx.token_of_id_lookup, None
+        return self._lookup(tid)
 
 
 def load_tokenizer_vocab(data: bytes, path: str) -> Vocabulary | None:

@@ -84,6 +84,10 @@ class JsonDocument(JsonResolver, JsonLookups):
                 tokens = {k: v for k, v in tokens.items() if v >= 0}
         # unknown types, missing or mistyped fields outside the vocab, merges and added tokens
         self.config_problems = configuration_problems(obj)
+        # what the chat-template checks ask (does encoding add a BOS?), kept: the folder's
+        # config checks would otherwise read the whole file again from disk
+        post = obj.get("post_processor")
+        self.post_processor = post if isinstance(post, dict) else None
         added = obj.get("added_tokens") if isinstance(obj.get("added_tokens"), list) else []
         self.added_list = [a for a in added if isinstance(a, dict)]
         # entries tokenizers cannot load: not an object, no string content or integer id
