@@ -62,6 +62,12 @@ class Scheduler:
 
     # ---- entry points (handlers) ------------------------------------------------------------
 
+    def opened(self, doc: DocumentState) -> None:
+        """A document just opened: indexed at once, and its folder's chat templates
+        rendered meanwhile (jobs/folder.py)."""
+        self.folder.tokenizer_opened(doc.path)
+        self.schedule(doc, delay=0)
+
     def schedule(self, doc: DocumentState, delay: float, rebuild: bool = False) -> None:
         self.indexing.schedule(doc, delay, rebuild)
 

@@ -11,6 +11,7 @@ is stopped by its limits and reported once, as chat-template-render.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 
 import jinja2
@@ -66,62 +67,103 @@ def _syntax_word(e: jinja2.TemplateSyntaxError) -> str | None:
     return m.group(1) if m else None
 
 
-_CACHE: dict[tuple, list[TemplateFinding]] = {}
-_CACHE_SIZE = 32
+@dataclass(frozen=True)
+class _Runs:
+    """What rendering the standard chats finds: the findings that do not depend on the
+    tokenizer, and the plain chat's prompt, which the tokenizer's facts are checked on."""
+
+    first: tuple[TemplateFinding, ...]  # compile/render failures, rejects, the clock
+    then: tuple[TemplateFinding, ...]  # generation prompt, portability
+    plain: str | None  # the plain chat's prompt (None: the checks stopped at `first`)
 
 
-def _key(source: str, ctx: ChatContext, portability: bool) -> tuple:
-    return (
-        source,
-        portability,
-        tuple(sorted(ctx.special_tokens.items())),
-        tuple(sorted(ctx.stop_ids.items())),
-        ctx.adds_bos,
-        ctx.tokenizer_name,
-        hash(frozenset(ctx.added.items())),
-    )
+_RUNS: dict[tuple, _Runs | threading.Event] = {}  # key -> result, or the event of a run under way
+_RUNS_SIZE = 32
+_RUNS_LOCK = threading.Lock()
+
+
+def _key(source: str, special_tokens: dict[str, str], portability: bool) -> tuple:
+    return (source, portability, tuple(sorted(special_tokens.items())))
 
 
 def template_findings(source: str, ctx: ChatContext, portability: bool = True) -> list[TemplateFinding]:
-    """The findings of one template, computed through core.seams.isolated (a forked child in
-    the server: the template is untrusted code) and kept for the same template and tokenizer
-    facts (the folder's configs are re-checked after every tokenizer edit; the template's
-    findings do not change with them)."""
+    """The findings of one template. Its renders run through core.seams.isolated (a forked
+    child in the server: the template is untrusted code) and are kept for the same template
+    and special tokens: the folder's configs are re-checked after every tokenizer edit, and
+    a tokenizer's first open starts them early (prepare_template)."""
+    runs = template_runs(source, ctx.special_tokens, portability)
+    if runs.plain is None:
+        return list(runs.first)
+    return [
+        *runs.first,
+        *_double_bos(source, runs.plain, ctx),
+        *_stop_token(source, runs.plain, standard_chats()["plain"][1], ctx),
+        *runs.then,
+    ]
+
+
+def prepare_template(source: str, special_tokens: dict[str, str], portability: bool = True) -> None:
+    """Render a template's standard chats now, for template_findings to find done (a caller
+    with a core to spare while the tokenizer it is checked against is still being built)."""
+    template_runs(source, special_tokens, portability)
+
+
+def template_runs(source: str, special_tokens: dict[str, str], portability: bool) -> _Runs:
+    """The renders of a template, made once for the same inputs: a second caller while they
+    are made (the early start and the config check) waits for the first one's."""
     from .. import seams
 
-    key = _key(source, ctx, portability)
-    found = _CACHE.get(key)
-    if found is None:
-        found = seams.isolated(_compute, source, ctx, portability)
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = found
-    return list(found)
+    key = _key(source, special_tokens, portability)
+    while True:
+        with _RUNS_LOCK:
+            found = _RUNS.get(key)
+            if found is None:
+                _RUNS[key] = running = threading.Event()
+                break
+        if isinstance(found, _Runs):
+            return found
+        found.wait()
+    try:
+        runs = seams.isolated(_compute, source, dict(special_tokens), portability)
+    except BaseException:
+        with _RUNS_LOCK:
+            _RUNS.pop(key, None)
+        running.set()
+        raise
+    with _RUNS_LOCK:
+        while len(_RUNS) >= _RUNS_SIZE:
+            _RUNS.pop(next(iter(_RUNS)))
+        _RUNS[key] = runs
+    running.set()
+    return runs
 
 
-def _compute(source: str, ctx: ChatContext, portability: bool) -> list[TemplateFinding]:
+def _compute(source: str, special_tokens: dict[str, str], portability: bool) -> _Runs:
     try:
         compile_template(source)
     except jinja2.TemplateSyntaxError as e:
         span = _in_line(source, line_span(source, e.lineno), _syntax_word(e))
-        return [TemplateFinding("chat-template-syntax", *span, f"the chat template does not compile: {e.message}")]
+        return _Runs(
+            (TemplateFinding("chat-template-syntax", *span, f"the chat template does not compile: {e.message}"),),
+            (),
+            None,
+        )
     except Exception as e:  # noqa: BLE001 - any other compile failure is the template's
-        return [TemplateFinding("chat-template-syntax", 0, 0, f"the chat template does not compile: {e}")]
+        return _Runs(
+            (TemplateFinding("chat-template-syntax", 0, 0, f"the chat template does not compile: {e}"),), (), None
+        )
     out: list[TemplateFinding] = []
     chats = standard_chats()
     renders: dict[str, str] = {}
     read_clock = False
     for name, (what, chat) in chats.items():
         try:
-            got = apply(source, chat, ctx.special_tokens, limits=LIMITS)
+            got = apply(source, chat, special_tokens, limits=LIMITS)
         except Exception as e:  # noqa: BLE001 - what the template raises is the finding
             span = _raise_span(source, e)
             if name == "plain":
-                return [
-                    TemplateFinding(
-                        "chat-template-render", *span, f"the chat template fails on {what}: {errors.message(e)}"
-                    )
-                ]
+                message = f"the chat template fails on {what}: {errors.message(e)}"
+                return _Runs((TemplateFinding("chat-template-render", *span, message),), (), None)
             out.append(
                 TemplateFinding(
                     "chat-template-rejects", *span, f"the chat template rejects {what}: {errors.message(e)}"
@@ -138,12 +180,10 @@ def _compute(source: str, ctx: ChatContext, portability: bool) -> list[TemplateF
                 "the template reads the clock (strftime_now): the prompt changes by the day, so prompt caches miss",
             )
         )
-    out += _double_bos(source, renders.get("plain", ""), ctx)
-    out += _stop_token(source, renders.get("plain", ""), chats["plain"][1], ctx)
-    out += _generation_prompt(source, renders, chats, ctx)
+    then = _generation_prompt(source, renders, chats, special_tokens)
     if portability:
-        out += _portability(source, chats, ctx)
-    return out
+        then += _portability(source, chats, special_tokens)
+    return _Runs(tuple(out), tuple(then), renders.get("plain", ""))
 
 
 def _raise_span(source: str, e: BaseException) -> tuple[int, int]:
@@ -200,14 +240,16 @@ def _stop_token(source: str, prompt: str, chat: dict, ctx: ChatContext) -> list[
     ]
 
 
-def _generation_prompt(source: str, renders: dict[str, str], chats: dict, ctx: ChatContext) -> list[TemplateFinding]:
+def _generation_prompt(
+    source: str, renders: dict[str, str], chats: dict, special_tokens: dict[str, str]
+) -> list[TemplateFinding]:
     out = []
     span = _first(source, r"add_generation_prompt") if "add_generation_prompt" in source else (0, 0)
     plain = renders.get("plain")
     if plain is not None:
         try:
             prompted = apply(
-                source, {**chats["plain"][1], "add_generation_prompt": True}, ctx.special_tokens, limits=LIMITS
+                source, {**chats["plain"][1], "add_generation_prompt": True}, special_tokens, limits=LIMITS
             ).text
         except Exception:  # noqa: BLE001 - reported by the renders above when it matters
             prompted = None
@@ -223,7 +265,7 @@ def _generation_prompt(source: str, renders: dict[str, str], chats: dict, ctx: C
             )
     for name, text in renders.items():
         try:
-            longer = apply(source, with_next_turn(chats[name][1]), ctx.special_tokens, limits=LIMITS).text
+            longer = apply(source, with_next_turn(chats[name][1]), special_tokens, limits=LIMITS).text
         except Exception:  # noqa: BLE001
             continue
         if not longer.startswith(text):
@@ -241,16 +283,16 @@ def _generation_prompt(source: str, renders: dict[str, str], chats: dict, ctx: C
     return out
 
 
-def _portability(source: str, chats: dict, ctx: ChatContext) -> list[TemplateFinding]:
+def _portability(source: str, chats: dict, special_tokens: dict[str, str]) -> list[TemplateFinding]:
     try:
         from .portability import portability_issues
     except ImportError:  # pragma: no cover - the module ships with the package
         return []
-    kwargs = [{**chat, **ctx.special_tokens} for _, chat in chats.values()]
+    kwargs = [{**chat, **special_tokens} for _, chat in chats.values()]
 
     def ours(variables: dict) -> str:
-        request = {k: v for k, v in variables.items() if k not in ctx.special_tokens}
-        return apply(source, request, ctx.special_tokens, limits=LIMITS).text
+        request = {k: v for k, v in variables.items() if k not in special_tokens}
+        return apply(source, request, special_tokens, limits=LIMITS).text
 
     # one finding per engine and construct, on its first place (Qwen3 writes `.lstrip('\\n')`
     # five times: one warning that says so, not five)

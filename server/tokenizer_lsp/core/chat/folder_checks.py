@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
+
+import orjson
 
 from ..model import Finding
 from ..model_folder.facts import NOT_READ
 from ..model_folder.spans import string_offsets
-from .checks import TemplateFinding, template_findings
+from .checks import TemplateFinding, prepare_template, template_findings
 from .context import ChatContext, adds_bos_of_post_processor, stop_ids_of
 from .places import JINJA_DIR, JINJA_FILE, TemplatePlace, folder_places
 from .source import special_tokens
@@ -84,6 +87,34 @@ def folder_context(folder: str, config: dict, configs: dict, facts) -> ChatConte
     elif config.get("add_bos_token") is True:
         adds = "add_bos_token is true in tokenizer_config.json"
     return ChatContext(special, added, stops, adds, name)
+
+
+def prepare_folder_templates(tokenizer_path: str, open_text: Callable[[str], bytes | None] | None = None) -> int:
+    """Render the chat templates of the tokenizer_config.json beside a tokenizer file now,
+    with the special tokens its check will use (checks.prepare_template): a caller with a
+    core to spare while the tokenizer is built. How many templates were rendered."""
+    folder = os.path.dirname(tokenizer_path)
+
+    def read(name: str) -> dict | None:
+        path = os.path.join(folder, name)
+        data = open_text(path) if open_text is not None else None
+        data = _read(path) if data is None else data
+        try:
+            obj = orjson.loads(data) if data is not None else None
+        except orjson.JSONDecodeError:
+            return None
+        return obj if isinstance(obj, dict) else None
+
+    config = read("tokenizer_config.json")
+    if config is None:
+        return 0
+    special = special_tokens(config, read("special_tokens_map.json"))
+    written = config.get("chat_template")
+    entries = written if isinstance(written, list) else [{"template": written}]
+    texts = [e["template"] for e in entries if isinstance(e, dict) and isinstance(e.get("template"), str)]
+    for text in texts:
+        prepare_template(text, special)
+    return len(texts)
 
 
 def _to_bytes(findings: list[TemplateFinding], offsets: list[int], in_json: bool = False) -> list[Finding]:

@@ -31,4 +31,4 @@ def handle(ls, params: types.DidOpenTextDocumentParams) -> None:
         or detect.content_kind(data, doc.path)
     ):
         return  # another language's file: never indexed, never reported on
-    ls.scheduler.schedule(doc, delay=0)
+    ls.scheduler.opened(doc)

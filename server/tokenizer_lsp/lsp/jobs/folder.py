@@ -29,7 +29,7 @@ from ...core.chat import folder_checks, portability  # noqa: F401
 from ...core.detect import chat_template_folder, is_chat_template_name
 from ...core.index.files import VOCAB_NAMES
 from ...core.model_folder.config_doc import is_config_name
-from ...core.model_folder.folder import TOKENIZER_NAMES
+from ...core.model_folder.folder import TOKENIZER_NAMES, owns_configs
 from ..paired import closed_config_diagnostics
 from ..work import Mode, off_loop
 
@@ -46,10 +46,29 @@ class FolderChecks:
         self._closed_shown: dict[str, bool] = {}  # closed config files with findings published
         self._timers: dict[str, asyncio.TimerHandle] = {}  # folder -> pending re-check
         self._publishing = 0  # closed config files being checked, their findings not yet out
+        self._preparing = 0  # folders whose chat templates are being rendered ahead
 
     def busy(self) -> bool:
-        """A re-check due, or closed config files being checked."""
-        return bool(self._timers) or self._publishing > 0
+        """A re-check due, closed config files being checked, or templates rendered ahead."""
+        return bool(self._timers) or self._publishing > 0 or self._preparing > 0
+
+    def tokenizer_opened(self, path: str | None) -> None:
+        """A tokenizer file was just opened: the chat templates of its folder start
+        rendering now, in their own forked child beside its build's (2 cores: one each),
+        so that the config findings which follow its own do not wait for them (qwen3: the
+        renders took 0.1 s on a quiet machine, 0.8 s under load, after its findings)."""
+        if not path or os.path.basename(path) not in TOKENIZER_NAMES or not owns_configs(path):
+            return
+        self._preparing += 1  # counted before the task starts: never a gap seen as idle
+        asyncio.ensure_future(self._prepare(path))
+
+    async def _prepare(self, path: str) -> None:
+        try:
+            await off_loop(Mode.BACKGROUND, None, _rendered_ahead, path, self.session.open_text)
+        except Exception:  # the config check renders them itself, and reports what fails
+            log.exception("rendering the chat templates beside %s ahead failed", path)
+        finally:
+            self._preparing -= 1
 
     def vocabulary_changed(self, path: str | None, opened: bool = False) -> None:
         """A vocab.json or encoder.json changed (edited, closed, or on disk): the merges
@@ -113,6 +132,11 @@ class FolderChecks:
             log.exception("checking the config files beside %s failed", path)
         finally:
             self._publishing -= 1
+
+
+def _rendered_ahead(path: str, open_text) -> int:
+    with seams.waited_for():  # the user waits for these findings, as for the build's
+        return folder_checks.prepare_folder_templates(path, open_text)
 
 
 def _checked(session, path: str, opened: bool) -> list:

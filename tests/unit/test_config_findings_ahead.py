@@ -1,7 +1,10 @@
-"""The config files' checks after a large tokenizer.json's first findings need not wait for
-its token table (core.model_folder.literals, core.compact_vocab.KnownTokens): the build's
-child sends the table's answers for what the configs name with the index, and the checks
-made with them equal the checks made with the whole table, without the table being asked."""
+"""The config files' checks after a large tokenizer.json's first findings wait neither for
+its token table nor for its folder's chat templates:
+- the build's child sends the table's answers for what the configs name with the index
+  (core.model_folder.literals, core.compact_vocab.KnownTokens), and the checks made with them
+  equal the checks made with the whole table, without the table being asked;
+- the templates rendered ahead while it is built (chat.folder_checks.prepare_folder_templates)
+  are the renders the config check uses: it renders nothing again, and finds the same."""
 
 from __future__ import annotations
 
@@ -72,3 +75,28 @@ def test_the_answers_ahead_are_the_tokenizers_librarys(no_leaks, monkeypatch):  
     assert {i: by_id.get(i) for i in known.tokens} == known.tokens
     assert known.max_id == max(model_vocab.values())
     idx.vocab.tokens.resolved()  # the child is let go of
+
+
+def test_templates_rendered_ahead_are_the_ones_the_config_check_uses(monkeypatch, tmp_path):
+    from tokenizer_lsp.core.chat import checks
+
+    path = corpus_file("qwen3/tokenizer.json")
+    facts = facts_of_index(build_index(path.read_bytes(), str(path)))
+    monkeypatch.setattr(checks, "_RUNS", {})
+    expected = config_findings(path, facts)  # rendered when checked
+    assert any(code == "chat-template-portability" for code, *_ in expected["tokenizer_config.json"])
+
+    monkeypatch.setattr(checks, "_RUNS", {})
+    runs = []
+    real = seams.isolated
+    monkeypatch.setattr(seams, "isolated", lambda fn, *args: runs.append(args[0]) or real(fn, *args))
+    assert folder_checks.prepare_folder_templates(str(path)) == 1
+    assert len(runs) == 1
+    assert config_findings(path, facts) == expected
+    assert len(runs) == 1  # nothing rendered again
+
+    # a template edited in the editor (open_text) is the one rendered ahead
+    config = path.parent / "tokenizer_config.json"
+    edited = config.read_bytes().replace(b"<|im_start|>assistant", b"<|im_start|>bot", 1)
+    assert folder_checks.prepare_folder_templates(str(path), lambda p: edited if p == str(config) else None) == 1
+    assert len(runs) == 2 and runs[1] != runs[0] and "<|im_start|>bot" in runs[1]
