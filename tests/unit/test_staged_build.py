@@ -157,7 +157,7 @@ def test_a_build_beside_gives_the_index_build_index_gives(no_leaks, monkeypatch,
             yield next(made)
             if os.getpid() != parent:
                 os._exit(3)
-            yield next(made)
+            yield from made
 
         monkeypatch.setattr(staged_build, "build_index_in_stages", dies)
     idx = build_index_in_child(data, str(path))

@@ -183,13 +183,20 @@ class KnownTokens:
 class PendingTokens(Mapping):
     """A vocabulary's token table that another stage of a build delivers (core.index.staged):
     `later()` gives it the first time it is used, from whichever thread asks first. Until
-    then, what `known` answers is answered without it."""
+    then, what `known()` answers (KnownTokens, sent ahead of it) is answered without it."""
 
-    __slots__ = ("_later", "_lock", "_value", "known")
+    __slots__ = ("_known", "_later", "_lock", "_value")
 
-    def __init__(self, later: Callable[[], Mapping[str, int]], known: KnownTokens | None = None) -> None:
+    def __init__(
+        self, later: Callable[[], Mapping[str, int]], known: Callable[[], KnownTokens | None] | None = None
+    ) -> None:
         self._later, self._value, self._lock = later, None, threading.Lock()
-        self.known = known
+        self._known = known
+
+    def known_ahead(self) -> KnownTokens | None:
+        """The answers sent ahead of the table, while it is still to come (else None)."""
+        known = self._known
+        return known() if known is not None and self._later is not None else None
 
     def resolved(self) -> Mapping[str, int]:
         if self._later is None:  # resolved: no lock (_value is set before _later is cleared)
@@ -200,8 +207,8 @@ class PendingTokens(Mapping):
         return self._value
 
     def _known_id(self, key) -> tuple[bool, int | None]:
-        known = self.known
-        if self._later is not None and known is not None and isinstance(key, str) and key in known.ids:
+        known = self.known_ahead() if isinstance(key, str) else None
+        if known is not None and key in known.ids:
             return True, known.ids[key]
         return False, None
 
@@ -240,9 +247,7 @@ class PendingTokens(Mapping):
 
 def known_of(tokens: Mapping[str, int]) -> KnownTokens | None:
     """The answers a table still pending gives ahead of it (None: a table at hand, or none)."""
-    if isinstance(tokens, PendingTokens) and tokens._later is not None:
-        return tokens.known
-    return None
+    return tokens.known_ahead() if isinstance(tokens, PendingTokens) else None
 
 
 def _same(value):
