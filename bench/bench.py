@@ -1,10 +1,11 @@
 """Benchmark: tokenizer-lsp on real vocabularies, side by side with HF tokenizers.
 
     python bench/bench.py                 # qwen3, llama3, gemma3, gpt2 encoder.json, + scaling
-    python bench/bench.py --quick         # small file, one round (CI keeps it working)
+    python bench/bench.py --quick         # every row on the small examples, one round (CI keeps it working)
     python bench/bench.py --files qwen3/tokenizer.json --rounds 5
     python bench/bench.py --soak-only     # just the typing soak (RSS growth per 1000 edits)
     python bench/bench.py --navigation-only   # just definition/references/workspace symbols (qwen3, gemma3)
+    python bench/bench.py --old ../old/server --files qwen3/tokenizer.json --rounds 5   # old beside new
 
 Measures, interleaved per round (server open, then from_file, on the same file):
 open-to-diagnostics (the first publication, warm caches; bench/open_bench.py, run with the
@@ -24,6 +25,17 @@ answer checked; references with the declaration for rare tokens (parts of 1-3 me
 files open in one server for workspace/symbol queries (an id, CJK, ASCII, stored forms).
 Latency there is request written -> response body read; with the pygls client's own work
 (parsing tens of thousands of locations, lsprotocol objects) in brackets.
+
+--old PATH (bench/against_old.py): an older checkout's server/ (e.g. `git worktree add
+../old 8768bca`) measured beside this one, its folder first on each spawned server's
+PYTHONPATH: every round runs each part (a lightness file, the navigation rows, the soak) for
+the old side, then the new, one open a round; one table, each figure's median and spread
+(min-max) over the rounds per side and new/old; results/old_vs_new.json. The behaviour
+benchmarks that follow get --old where they take it (open, encode, memory_tree).
+
+--quick (the last step of .ci/run) checks that every script still runs, not its figures:
+every row on the small files of examples/, a short soak, and the scripts (this one's own
+rows among them) two at a time, each one's output printed whole once it ended.
 """
 
 from __future__ import annotations
