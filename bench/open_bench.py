@@ -297,7 +297,8 @@ async def main_async(args) -> int:
     if args.quick:  # the rows work (CI), not their figures: a small file with an unreachable token
         from reachability_bench import quick_vocab
 
-        files = [quick_vocab(Path(tempfile.mkdtemp(prefix="open-bench-quick-")))]
+        folder = tempfile.TemporaryDirectory(prefix="open-bench-quick-")  # removed as the process ends
+        files = [quick_vocab(Path(folder.name))]
     else:
         files = [CORPUS / f for f in args.files]
     missing = [str(f) for f in files if not f.is_file()]

@@ -351,12 +351,13 @@ def _table(rows: list[list[str]]) -> str:
 def quick_vocab(folder: Path) -> Path:
     """The example byte-level BPE (vocab.json + merges.txt) with `<|endoftext|>` in its vocab,
     as GPT-2's encoder.json has it: one unreachable token, found in a second, not in ten."""
-    src = ROOT / "examples" / "gpt2-style"
+    src, out = ROOT / "examples" / "gpt2-style", folder / "gpt2-style-endoftext"
+    out.mkdir()
     vocab = json.loads((src / "vocab.json").read_text(encoding="utf-8"))
     vocab["<|endoftext|>"] = max(vocab.values()) + 1
-    (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
-    shutil.copyfile(src / "merges.txt", folder / "merges.txt")
-    return folder / "vocab.json"
+    (out / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+    shutil.copyfile(src / "merges.txt", out / "merges.txt")
+    return out / "vocab.json"
 
 
 def run(quick: bool = False, rounds: int | None = None) -> dict:
