@@ -59,19 +59,23 @@ async def against_old(args, got: dict) -> int:
         for side, server in sides.items():
             for f in dict.fromkeys(opened):
                 await open_once(f, server, caches[side], cold=False)
-        # each part: (its name, its measurement of one side's server in round r)
+        # each part: (its name, its measurement in round r with servers made by `session`)
         parts = [
             (
                 f"{name(f)} {scale}",
-                lambda new, r, f=f, scale=scale: measure_file(f, 1, args.hovers, random.Random(1234 + r), scale, new),
+                lambda session, r, f=f, scale=scale: measure_file(
+                    f, 1, args.hovers, random.Random(1234 + r), scale, session
+                ),
             )
             for f, scale in lightness
         ]
         if nav:
             counts = got["nav_counts"]
-            parts.append(("navigation", lambda new, r: measure_navigation(nav, *counts, random.Random(5678 + r), new)))
+            parts.append(
+                ("navigation", lambda session, r: measure_navigation(nav, *counts, random.Random(5678 + r), session))
+            )
         if soak:
-            parts.append(("soak", lambda new, r: typing_soak(*soak, random.Random(4321 + r), new)))
+            parts.append(("soak", lambda session, r: typing_soak(*soak, random.Random(4321 + r), session)))
         rounds: dict[str, list[dict]] = {side: [] for side in sides}
         for r in range(args.rounds):
             for side in sides:
@@ -79,8 +83,8 @@ async def against_old(args, got: dict) -> int:
             for part, measure in parts:
                 for side, server in sides.items():
                     print(f"  round {r + 1}/{args.rounds} {side}: {part}", flush=True)
-                    new = functools.partial(Session, server, caches[side])
-                    rounds[side][r][part] = await measure(new, r)
+                    session = functools.partial(Session, server, caches[side])  # a fresh server of this side
+                    rounds[side][r][part] = await measure(session, r)
     rows = side_by_side(rounds, figures(rounds["new"][0], lightness, soak))
     load_after = os.getloadavg()
     print()

@@ -201,12 +201,16 @@ async def measure(
     log: bool,
     wait: float,
     modes: tuple[str, ...] = ("cold", "warm"),
+    fill: bool = True,
 ) -> list[dict]:
+    """fill False (--quick, one file): the warm rows use the folder the cold open before them
+    filled, not one an untimed open filled first (a server start and a set computed fewer)."""
     runs: dict[tuple[str, str, str], list[dict]] = {}
+    fill = fill or modes[0] != "cold" or len(files) > 1
     loads: list[float] = []
     with tempfile.TemporaryDirectory(prefix="open-bench-") as tmp:
         warm_dirs = {side: os.path.join(tmp, f"warm-{side}") for side in sides}
-        for side, server_path in sides.items() if "warm" in modes else ():  # the warm cache folders filled, untimed
+        for side, server_path in sides.items() if "warm" in modes and fill else ():  # the warm folders filled, untimed
             for f in files:
                 await open_once(f, server_path, warm_dirs[side], cold=False, wait=IDLE_WAIT_S)
         for r in range(rounds):
@@ -216,6 +220,8 @@ async def measure(
                     for mode in modes:
                         cache = tempfile.mkdtemp(dir=tmp, prefix="cold-") if mode == "cold" else warm_dirs[side]
                         got = await open_once(f, server_path, cache, cold=mode == "cold", log=log, wait=wait)
+                        if mode == "cold" and not fill:
+                            warm_dirs[side] = cache
                         got["from_file_s"] = from_file_once(f, cold=mode == "cold")
                         got["load_1min"] = os.getloadavg()[0]
                         runs.setdefault((str(f), side, mode), []).append(got)
@@ -309,7 +315,9 @@ async def main_async(args) -> int:
     if sides is None:
         return 2
     load_before = os.getloadavg()
-    rows = await measure(files, sides, args.rounds, args.log, args.wait, tuple(args.caches.split(",")))
+    rows = await measure(
+        files, sides, args.rounds, args.log, args.wait, tuple(args.caches.split(",")), fill=not args.quick
+    )
     print()
     print(table(rows))
     load_after = os.getloadavg()
