@@ -1,10 +1,11 @@
 """Benchmark: tokenizer-lsp on real vocabularies, side by side with HF tokenizers.
 
     python bench/bench.py                 # qwen3, llama3, gemma3, gpt2 encoder.json, + scaling
-    python bench/bench.py --quick         # small file, one round (CI keeps it working)
+    python bench/bench.py --quick         # every row on the small examples, one round (CI keeps it working)
     python bench/bench.py --files qwen3/tokenizer.json --rounds 5
     python bench/bench.py --soak-only     # just the typing soak (RSS growth per 1000 edits)
     python bench/bench.py --navigation-only   # just definition/references/workspace symbols (qwen3, gemma3)
+    python bench/bench.py --old ../old/server --files qwen3/tokenizer.json --rounds 5   # old beside new
 
 Measures, interleaved per round (server open, then from_file, on the same file):
 open-to-diagnostics (the first publication, warm caches; bench/open_bench.py, run with the
@@ -24,6 +25,17 @@ answer checked; references with the declaration for rare tokens (parts of 1-3 me
 files open in one server for workspace/symbol queries (an id, CJK, ASCII, stored forms).
 Latency there is request written -> response body read; with the pygls client's own work
 (parsing tens of thousands of locations, lsprotocol objects) in brackets.
+
+--old PATH (bench/against_old.py): an older checkout's server/ (e.g. `git worktree add
+../old 8768bca`) measured beside this one, its folder first on each spawned server's
+PYTHONPATH: every round runs each part (a lightness file, the navigation rows, the soak) for
+the old side, then the new, one open a round; one table, each figure's median and spread
+(min-max) over the rounds per side and new/old; results/old_vs_new.json. The behaviour
+benchmarks that follow get --old where they take it (open, encode, memory_tree).
+
+--quick (the last step of .ci/run) checks that every script still runs, not its figures:
+every row on the small files of examples/, a short soak, and the scripts (this one's own
+rows among them) two at a time, each one's output printed whole once it ended.
 """
 
 from __future__ import annotations
@@ -56,7 +68,7 @@ KEY = re.compile(r'"((?:[^"\\]|\\.)+)":\s*-?\d')
 VOCAB_ENTRY = re.compile(r'"((?:[^"\\]|\\.)+)":\s*(-?\d+)')
 SOAK_FILE = "whisper-gpt2/vocab.json"  # one 0.8 MB line of raw UTF-8
 SOAK_EDITS, SOAK_WARMUP, SOAK_EVERY = 6000, 1000, 1000  # --quick: QUICK_SOAK
-QUICK_SOAK = (1500, 500, 250)
+QUICK_SOAK = (750, 250, 250)  # a warm-up, three RSS samples: the rows work (CI)
 SOAK_SYNC = 50  # a hover round trip every 50 edits: the server has taken them all
 SOAK_SETTLE = 250  # every 250 edits: wait for that version's diagnostics (a re-index ran)
 SOAK_TARGET_MB = 0.5  # issue target: RSS growth per 1000 edits
@@ -106,7 +118,18 @@ class Utf8ClientProtocol(LanguageServerProtocol):
 
 
 class Session:
-    def __init__(self) -> None:
+    """A client and a fresh server. server_path: that folder first on the server's PYTHONPATH
+    (an older tree's server/ for --old; None: this interpreter's own); cache_dir: its
+    TOKENIZER_LSP_CACHE_DIR ("off": none; None: the platform's)."""
+
+    def __init__(self, server_path: str | None = None, cache_dir: str | None = None) -> None:
+        self.env = None
+        if server_path is not None or cache_dir is not None:
+            self.env = dict(os.environ)
+            if server_path is not None:
+                self.env["PYTHONPATH"] = server_path
+            if cache_dir is not None:
+                self.env["TOKENIZER_LSP_CACHE_DIR"] = cache_dir
         self.client = LanguageClient("bench", "1", protocol_cls=Utf8ClientProtocol, converter_factory=default_converter)
         self.published: dict[tuple[str, int], float] = {}  # when each version's diagnostics arrived
         self.typed_at: dict[tuple[str, int], float] = {}  # ... and were lsprotocol objects
@@ -128,7 +151,7 @@ class Session:
             return None
 
     async def start(self) -> None:
-        await self.client.start_io(sys.executable, "-m", "tokenizer_lsp")
+        await self.client.start_io(sys.executable, "-m", "tokenizer_lsp", env=self.env)
         # drain the server's log (an unread pipe would fill and block it); kept for --log
         self.log: list[str] = []
         self._log_task = asyncio.create_task(self._read_log(self.client._server.stderr))
@@ -228,7 +251,9 @@ def utf16_len(s: str) -> int:
     return len(s.encode("utf-16-le")) // 2
 
 
-async def measure_file(path: Path, rounds: int, hovers: int, rng: random.Random, scale_label: str = "1x") -> dict:
+async def measure_file(
+    path: Path, rounds: int, hovers: int, rng: random.Random, scale_label: str = "1x", new_session=Session
+) -> dict:
     text = path.read_text(encoding="utf-8")
     size = len(text.encode("utf-8"))
     lines = text.split("\n")
@@ -239,7 +264,7 @@ async def measure_file(path: Path, rounds: int, hovers: int, rng: random.Random,
     # must not count in the time to the first hover)
     positions = key_positions(text, hovers, rng)
     for r in range(rounds):
-        s = Session()
+        s = new_session()
         await s.start()
         uri = path.as_uri()
         t_call = time.perf_counter()
@@ -263,6 +288,8 @@ async def measure_file(path: Path, rounds: int, hovers: int, rng: random.Random,
                 gc.unfreeze()
         rss.append(peak_rss(s.pid))
         await s.stop()
+        import tokenizers  # noqa: F401 (imported before the clock: the first from_file paid for it)
+
         t0 = time.perf_counter()
         hf_load(path)
         loads.append(time.perf_counter() - t0)
@@ -546,13 +573,22 @@ async def open_document(s: Session, nf: NavFile) -> float:
     return await asyncio.wait_for(s.wait_for(nf.uri, 1), 300) - s.opened_at
 
 
-async def logged(s: Session, text: str, timeout: float) -> float:
-    """When the server's log first has a line containing `text` (now, at most after
-    `timeout` seconds)."""
-    deadline = time.perf_counter() + timeout
-    while time.perf_counter() < deadline and not any(text in line for line in s.log):
-        await asyncio.sleep(0.05)
-    return time.perf_counter()
+async def until_idle(client, wait: float) -> bool:
+    """Whether the server answered tokenizer-lsp/idle (nothing due or running: the
+    unreachable set computed or read from the disk cache, every lookup built) within `wait`
+    s. A request still out then is left to be answered (an error, at shutdown), never
+    cancelled: pygls logs a traceback for the answer to a cancelled one."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + wait
+    while True:
+        asked = asyncio.ensure_future(client.protocol.send_request_async("tokenizer-lsp/idle", None))
+        asked.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "not retrieved"
+        done, _ = await asyncio.wait({asked}, timeout=max(0.0, end - loop.time()))
+        if not done or asked.exception() is not None:
+            return False
+        answer = asked.result()
+        if getattr(answer, "idle", None) or (isinstance(answer, dict) and answer.get("idle")):
+            return True
 
 
 async def navigation_ready(s: Session, nf: NavFile, offset: int) -> float:
@@ -567,7 +603,7 @@ async def navigation_ready(s: Session, nf: NavFile, offset: int) -> float:
     raise TimeoutError(f"{nf.path}: no definition answered")
 
 
-async def measure_navigation_file(nf: NavFile, n_def: int, n_ref: int, rng: random.Random) -> dict:
+async def measure_navigation_file(nf: NavFile, n_def: int, n_ref: int, rng: random.Random, new_session=Session) -> dict:
     """A fresh server: open -> navigation ready, definitions both ways, references."""
     doc = types.TextDocumentIdentifier(nf.uri)
     here = lambda offset: types.Position(*nf.position(offset))
@@ -588,7 +624,7 @@ async def measure_navigation_file(nf: NavFile, n_def: int, n_ref: int, rng: rand
         "most_used_token": most,
         "most_used_token_uses": nf.uses[most],
     }
-    s = Session()
+    s = new_session()
     await s.start()
     try:
         res["open_to_diagnostics_s"] = await open_document(s, nf)
@@ -602,8 +638,11 @@ async def measure_navigation_file(nf: NavFile, n_def: int, n_ref: int, rng: rand
         rank, part = parts[0]
         res["open_to_navigation_ready_s"] = await navigation_ready(s, nf, nf.part_at[2 * rank + part]) - s.opened_at
         # the unreachable-token computation keeps both cores busy for seconds after an open
-        # (gemma3: 3 s, in the engine process): the requests below are timed after it
-        res["open_to_unreachable_logged_s"] = await logged(s, "unreachable tokens in", 120) - s.opened_at
+        # (gemma3: 3 s, in the engine process): the requests below are timed after it. The
+        # idle answer, not its log line: a set read from the disk cache logs another (the
+        # wait for that line ran out its 120 s on every warm cache)
+        await until_idle(s.client, 120)
+        res["open_to_idle_s"] = time.perf_counter() - s.opened_at
         res["peak_rss_at_ready_bytes"] = peak_rss(s.pid)
         res["rss_at_ready_bytes"] = current_rss(s.pid)
         # definition: a merge part -> its vocab key
@@ -679,9 +718,9 @@ async def measure_navigation_file(nf: NavFile, n_def: int, n_ref: int, rng: rand
     return res
 
 
-async def measure_workspace_symbols(files: list[NavFile], n: int) -> dict:
+async def measure_workspace_symbols(files: list[NavFile], n: int, new_session=Session) -> dict:
     """One server with every file open: workspace/symbol queries over all of them."""
-    s = Session()
+    s = new_session()
     await s.start()
     res: dict = {"files": [str(nf.path) for nf in files], "queries": {}}
     try:
@@ -713,7 +752,7 @@ async def measure_workspace_symbols(files: list[NavFile], n: int) -> dict:
     return res
 
 
-async def measure_navigation(paths: list[Path], n_def: int, n_ref: int, n_sym: int, rng: random.Random) -> dict:
+def read_nav_files(paths: list[Path]) -> list[NavFile]:
     files = []
     for path in paths:
         t0 = time.perf_counter()
@@ -722,6 +761,12 @@ async def measure_navigation(paths: list[Path], n_def: int, n_ref: int, n_sym: i
             f"  navigation targets of {path.parent.name}/{path.name} read in {time.perf_counter() - t0:.1f} s",
             flush=True,
         )
+    return files
+
+
+async def measure_navigation(
+    files: list[NavFile], n_def: int, n_ref: int, n_sym: int, rng: random.Random, new_session=Session
+) -> dict:
     # millions of long-lived objects (gemma3's merges): out of the client's garbage
     # collections, whose pauses (100+ ms) would otherwise land in the latencies
     gc.collect()
@@ -729,9 +774,9 @@ async def measure_navigation(paths: list[Path], n_def: int, n_ref: int, n_sym: i
     try:
         out: dict = {"files": [], "target_p99_ms": NAV_TARGET_MS}
         for nf in files:
-            out["files"].append(await measure_navigation_file(nf, n_def, n_ref, rng))
+            out["files"].append(await measure_navigation_file(nf, n_def, n_ref, rng, new_session))
             print(navigation_report({"files": [out["files"][-1]]}), flush=True)
-        out["workspace_symbol"] = await measure_workspace_symbols(files, n_sym)
+        out["workspace_symbol"] = await measure_workspace_symbols(files, n_sym, new_session)
     finally:
         gc.unfreeze()
     return out
@@ -896,11 +941,11 @@ def soak_typing(keys, vocab: dict, rng: random.Random):
             yield types.Position(line, end + j), types.Position(line, end + j + 1), "", (line, col)
 
 
-async def typing_soak(path: Path, edits: int, warmup: int, every: int, rng: random.Random) -> dict:
+async def typing_soak(path: Path, edits: int, warmup: int, every: int, rng: random.Random, new_session=Session) -> dict:
     """RSS of the server through `edits` one-character edits (see the module docstring)."""
     text = path.read_text(encoding="utf-8")
     keys, vocab = soak_keys(text, 200, rng)
-    s = Session()
+    s = new_session()
     await s.start()
     uri = path.as_uri()
     c = s.client
@@ -1052,45 +1097,50 @@ def table(rows: list[dict]) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells)
 
 
-async def main_async(args) -> int:
-    rng = random.Random(1234)
-    rows = []
+def inputs(args) -> dict | None:
+    """What each part measures, from the arguments (--old measures the same): the lightness
+    files, the navigation files and counts, the soak's file and counts; None (said why) when
+    a file is missing."""
     if args.quick:
-        soak_file, (soak_edits, soak_warmup, soak_every) = ROOT / "examples" / "tokenizer.json", QUICK_SOAK
+        soak = (ROOT / "examples" / "tokenizer.json", *QUICK_SOAK)
     else:
-        soak_file, soak_edits, soak_warmup, soak_every = (
-            CORPUS / args.soak_file,
-            args.soak_edits,
-            SOAK_WARMUP,
-            SOAK_EVERY,
-        )
-    if not soak_file.is_file() and not args.navigation_only:
-        print(f"soak file missing: {soak_file} (set TOKENIZER_CORPUS)", file=sys.stderr)
-        return 2
+        soak = (CORPUS / args.soak_file, args.soak_edits, SOAK_WARMUP, SOAK_EVERY)
     if args.soak_only or args.navigation_only:
         files = []
-    elif args.quick:
+    elif args.quick:  # every row on the small example file: the rows work, not their figures
         files = [ROOT / "examples" / "tokenizer.json"]
-        if (CORPUS / "llama2/tokenizer.json").is_file():
-            files = [CORPUS / "llama2/tokenizer.json"]
     else:
         files = [CORPUS / f for f in args.files]
-        missing = [str(f) for f in files if not f.is_file()]
-        if missing:
-            print(f"corpus files missing: {', '.join(missing)} (set TOKENIZER_CORPUS)", file=sys.stderr)
-            return 2
-    for f in files:
+    if args.soak_only:
+        nav_paths = []
+    elif args.quick:
+        nav_paths = [ROOT / "examples" / "tokenizer.json"] if args.nav_files else []
+    else:
+        nav_paths = [CORPUS / f for f in args.nav_files]
+    missing = [str(f) for f in files + nav_paths if not f.is_file()]
+    if not soak[0].is_file() and not args.navigation_only:
+        missing.append(str(soak[0]))
+    if missing:
+        print(f"corpus files missing: {', '.join(missing)} (set TOKENIZER_CORPUS)", file=sys.stderr)
+        return None
+    nav_counts = QUICK_NAV if args.quick else (args.nav_definitions, args.nav_references, args.nav_symbols)
+    return {"files": files, "nav_paths": nav_paths, "nav_counts": nav_counts, "soak": soak}
+
+
+async def main_async(args) -> int:
+    got = inputs(args)
+    if got is None:
+        return 2
+    if args.old:
+        from against_old import against_old  # bench.py --old: rounds interleaved, old beside new
+
+        return await against_old(args, got)
+    rng = random.Random(1234)
+    rows = []
+    for f in got["files"]:
         row = await measure_file(f, args.rounds, args.hovers, rng)
         rows.append(row)
         print(table([row]).split("\n")[1], flush=True)
-    if args.quick:
-        nav_files = [ROOT / "examples" / "tokenizer.json"] if args.nav_files else []
-    else:
-        nav_files = [CORPUS / f for f in args.nav_files]
-    missing = [str(f) for f in nav_files if not f.is_file()]
-    if missing and not args.soak_only:
-        print(f"corpus files missing: {', '.join(missing)} (set TOKENIZER_CORPUS)", file=sys.stderr)
-        return 2
     if args.scale and not args.quick and not args.soak_only and not args.navigation_only:
         base = CORPUS / args.scale
         with tempfile.TemporaryDirectory() as tmp:
@@ -1105,9 +1155,8 @@ async def main_async(args) -> int:
                 if r["scale"] != "1x":
                     r["time_growth_vs_1x"] = r["open_to_diagnostics_s"] / one["open_to_diagnostics_s"]
     nav = None
-    if nav_files and not args.soak_only:
-        n_def, n_ref, n_sym = QUICK_NAV if args.quick else (args.nav_definitions, args.nav_references, args.nav_symbols)
-        nav = await measure_navigation(nav_files, n_def, n_ref, n_sym, random.Random(5678))
+    if got["nav_paths"]:
+        nav = await measure_navigation(read_nav_files(got["nav_paths"]), *got["nav_counts"], random.Random(5678))
     if args.navigation_only:
         print()
         print(NAV_LEGEND)
@@ -1117,7 +1166,7 @@ async def main_async(args) -> int:
         out.write_text(json.dumps({"machine_cores": os.cpu_count(), "navigation": nav}, indent=2, ensure_ascii=False))
         print(f"\nwrote {out}")
         return 0
-    soak = await typing_soak(soak_file, soak_edits, soak_warmup, soak_every, random.Random(4321))
+    soak = await typing_soak(*got["soak"], random.Random(4321))
     if rows:
         print()
         print(table(rows))
@@ -1183,6 +1232,12 @@ def main() -> int:
     )
     p.add_argument("--no-behaviour", action="store_true", help="leave the behaviour benchmarks out")
     p.add_argument("--log", action="store_true", help="print the server's log")
+    p.add_argument(
+        "--old",
+        default="",
+        help="an older checkout's server/ folder (or the checkout): measured beside this one, rounds "
+        "interleaved (bench/against_old.py; passed on to the behaviour benchmarks that take it)",
+    )
     args = p.parse_args()
     if args.soak_only and args.navigation_only:
         p.error("--soak-only and --navigation-only: one or the other")
@@ -1192,9 +1247,14 @@ def main() -> int:
     LOG = args.log
     if args.quick:
         args.rounds, args.hovers = 1, 50
+    behaviour = not (args.soak_only or args.navigation_only or args.no_behaviour)
+    if args.quick and behaviour and not args.behaviour_only:
+        # CI's run: only that every script still works counts, not its figures: this one's
+        # own rows in a process of their own, run beside the behaviour benchmarks
+        return behaviour_benchmarks(True, args.old, [("bench.py", [*sys.argv[1:], "--no-behaviour"])])
     status = 0 if args.behaviour_only else asyncio.run(main_async(args))
-    if status == 0 and not (args.soak_only or args.navigation_only or args.no_behaviour):
-        status = behaviour_benchmarks(args.quick)
+    if status == 0 and behaviour:
+        status = behaviour_benchmarks(args.quick, args.old)
     return status
 
 
@@ -1210,16 +1270,47 @@ BEHAVIOUR = (
 )
 
 
-def behaviour_benchmarks(quick: bool) -> int:
-    import subprocess
+# the behaviour benchmarks that measure an older tree's server beside this one's (--old); the
+# others time this checkout's modules in-process, whose names and paths an older tree need not share
+TAKES_OLD = {"open_bench.py", "memory_tree.py", "encode_bench.py"}
 
-    status = 0
+
+QUICK_JOBS = 2  # --quick: scripts run at once (a process each: CI's 2 cores)
+
+
+def behaviour_benchmarks(quick: bool, old: str = "", first: list[tuple[str, list[str]]] = ()) -> int:
+    """Run `first` (script, its arguments), then each behaviour benchmark; the first failure's
+    exit code. One after the other, their output as it comes; --quick: QUICK_JOBS at a time,
+    each one's output printed whole, in this order, once it ended (the figures are not kept:
+    a neighbour's load is in them)."""
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = list(first)
     for script in BEHAVIOUR:
-        print(f"\n== {script}{' --quick' if quick else ''}", flush=True)
-        done = subprocess.run(
-            [sys.executable, str(Path(__file__).parent / script), *(["--quick"] if quick else [])], check=False
-        )
-        status = status or done.returncode
+        jobs.append((script, (["--quick"] if quick else []) + (["--old", old] if old and script in TAKES_OLD else [])))
+    commands = [[sys.executable, str(Path(__file__).parent / script), *flags] for script, flags in jobs]
+    titles = [f"\n== {script} {' '.join(flags)}".rstrip() for script, flags in jobs]
+    status = 0
+    if not quick:
+        for title, cmd in zip(titles, commands):
+            print(title, flush=True)
+            status = status or subprocess.run(cmd, check=False).returncode
+        return status
+
+    def timed_run(cmd):
+        t0 = time.perf_counter()
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+        return done, time.perf_counter() - t0
+
+    with ThreadPoolExecutor(QUICK_JOBS) as pool:
+        running = [pool.submit(timed_run, cmd) for cmd in commands]
+        for title, job in zip(titles, running):
+            done, seconds = job.result()
+            print(f"{title} ({seconds:.1f} s)", flush=True)
+            sys.stdout.buffer.write(done.stdout)
+            sys.stdout.flush()
+            status = status or done.returncode
     return status
 
 

@@ -1,7 +1,7 @@
 """Memory of the whole process tree (server + engine helper + forked children), cold cache.
 
     python bench/memory_tree.py                    # qwen3 and gemma3, old (main) and new side by side
-    python bench/memory_tree.py --quick            # the small example file, 8 s a run (CI)
+    python bench/memory_tree.py --quick            # the small example file, 4 s a run (CI)
     python bench/memory_tree.py --files qwen3/tokenizer.json --seconds 40
 
 For each file and each side (old: the code in --old, e.g. a `git worktree add ../old REV` checkout's server/; new: this
@@ -36,6 +36,9 @@ from pathlib import Path
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sides import server_sides  # noqa: E402 (an older tree's server beside this one: bench/sides.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("TOKENIZER_CORPUS", ROOT.parent / "shared" / "corpus"))
@@ -212,9 +215,9 @@ async def main_async(args) -> int:
     if missing:
         print(f"files missing: {', '.join(missing)} (set TOKENIZER_CORPUS)", file=sys.stderr)
         return 2
-    sides = {"new": str(ROOT / "server")}
-    if args.old and Path(args.old, "tokenizer_lsp").is_dir():
-        sides = {"old": args.old, **sides}
+    sides = server_sides(args.old)
+    if sides is None:
+        return 2
     rows = []
     for f in files:
         row: dict = {
@@ -270,11 +273,11 @@ def main() -> int:
     p.add_argument("--old", default=OLD_SERVER, help="the old side's server/ folder ('' to skip it)")
     p.add_argument("--log", action="store_true", help="print the servers' logs at the end (stderr)")
     p.add_argument("--timeline", action="store_true", help="print the tree's PSS every half second (stderr)")
-    p.add_argument("--quick", action="store_true", help="the small example file, 8 s a run")
+    p.add_argument("--quick", action="store_true", help="the small example file, 4 s a run")
     p.add_argument("--out", default=None, help="JSON results (default bench/results/memory.json)")
     args = p.parse_args()
     if args.quick:
-        args.seconds = min(args.seconds, 8.0)
+        args.seconds = min(args.seconds, 4.0)  # the example file is idle long before
         if args.out is None:
             args.out = str(Path(tempfile.gettempdir()) / "tokenizer-lsp-memory-quick.json")
     if not sys.platform.startswith("linux"):

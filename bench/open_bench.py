@@ -3,7 +3,7 @@
     python bench/open_bench.py                           # qwen3 and gemma3, 3 rounds
     python bench/open_bench.py --files qwen3/tokenizer.json --rounds 7
     python bench/open_bench.py --old ../old/server       # an older server beside this one, interleaved
-    python bench/open_bench.py --quick                   # the small file, one round (CI)
+    python bench/open_bench.py --quick                   # a small example vocab, one round (CI)
 
 Each round, for each server side (--old, then this checkout) and each file: a cold open, a cold
 from_file, a warm open, a warm from_file, one after the other, so that load from other work on
@@ -36,9 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,7 +48,9 @@ from pygls.lsp.client import LanguageClient
 from pygls.protocol import default_converter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import Utf8ClientProtocol  # noqa: E402 (the client that sends raw UTF-8, as VS Code)
+from sides import grid, load_line, server_sides, show, spread, write_results  # noqa: E402 (old beside new: bench/sides.py)
+
+from bench import Utf8ClientProtocol, until_idle  # noqa: E402 (the client that sends raw UTF-8, as VS Code)
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("TOKENIZER_CORPUS", ROOT.parent / "shared" / "corpus"))
@@ -131,7 +131,7 @@ async def open_once(
         t0 = client.protocol.last_write
         del text
         # False: the set still computing after `wait` s (complete stands, unreachable "-")
-        idle = await _until_idle(client, wait)
+        idle = await until_idle(client, wait)
         pubs = [(t - t0, u, v, n, r) for t, u, v, n, r in client.protocol.publications]
     finally:
         try:
@@ -144,23 +144,6 @@ async def open_once(
     if log:
         print("\n".join("    " + x for x in lines), file=sys.stderr)
     return timings(pubs, uri, idle)
-
-
-async def _until_idle(client, wait: float) -> bool:
-    """Whether the server went idle within `wait` s. A request still out then is left to be
-    answered (an error, at shutdown), never cancelled: pygls logs a traceback for the answer
-    to a cancelled one."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + wait
-    while True:
-        asked = asyncio.ensure_future(client.protocol.send_request_async("tokenizer-lsp/idle", None))
-        asked.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "not retrieved"
-        done, _ = await asyncio.wait({asked}, timeout=max(0.0, end - loop.time()))
-        if not done or asked.exception() is not None:
-            return False
-        answer = asked.result()
-        if getattr(answer, "idle", None) or (isinstance(answer, dict) and answer.get("idle")):
-            return True
 
 
 def timings(pubs: list[tuple[float, str, int | None, int, int]], uri: str, idle: bool) -> dict:
@@ -211,13 +194,6 @@ def from_file_once(path: Path, cold: bool) -> float:
     return float(done.stdout.strip().splitlines()[-1])
 
 
-def spread(values: list[float | None]) -> dict | None:
-    vals = [v for v in values if v is not None]
-    if not vals:
-        return None
-    return {"median": statistics.median(vals), "min": min(vals), "max": max(vals), "runs": vals}
-
-
 async def measure(
     files: list[Path],
     sides: dict[str, str],
@@ -225,12 +201,16 @@ async def measure(
     log: bool,
     wait: float,
     modes: tuple[str, ...] = ("cold", "warm"),
+    fill: bool = True,
 ) -> list[dict]:
+    """fill False (--quick, one file): the warm rows use the folder the cold open before them
+    filled, not one an untimed open filled first (a server start and a set computed fewer)."""
     runs: dict[tuple[str, str, str], list[dict]] = {}
+    fill = fill or modes[0] != "cold" or len(files) > 1
     loads: list[float] = []
     with tempfile.TemporaryDirectory(prefix="open-bench-") as tmp:
         warm_dirs = {side: os.path.join(tmp, f"warm-{side}") for side in sides}
-        for side, server_path in sides.items() if "warm" in modes else ():  # the warm cache folders filled, untimed
+        for side, server_path in sides.items() if "warm" in modes and fill else ():  # the warm folders filled, untimed
             for f in files:
                 await open_once(f, server_path, warm_dirs[side], cold=False, wait=IDLE_WAIT_S)
         for r in range(rounds):
@@ -240,6 +220,8 @@ async def measure(
                     for mode in modes:
                         cache = tempfile.mkdtemp(dir=tmp, prefix="cold-") if mode == "cold" else warm_dirs[side]
                         got = await open_once(f, server_path, cache, cold=mode == "cold", log=log, wait=wait)
+                        if mode == "cold" and not fill:
+                            warm_dirs[side] = cache
                         got["from_file_s"] = from_file_once(f, cold=mode == "cold")
                         got["load_1min"] = os.getloadavg()[0]
                         runs.setdefault((str(f), side, mode), []).append(got)
@@ -293,10 +275,7 @@ def summary(rows: list[dict]) -> dict[str, float]:
 
 def table(rows: list[dict]) -> str:
     def m(d, ratio=False):
-        if d is None:
-            return "-"
-        fmt = "{:.2f}x" if ratio else "{:.3f}"
-        return f"{fmt.format(d['median'])} ({fmt.format(d['min'])}-{fmt.format(d['max'])})"
+        return show(d, "{:.2f}x" if ratio else "{:.3f}")
 
     head = ["file", "side", "cache", "first s", "complete s", "from_file s", "complete/from_file", "first/from_file"]
     head += ["unreachable s", "unreachable/from_file", "load"]
@@ -317,55 +296,36 @@ def table(rows: list[dict]) -> str:
                 f"{r['load_1min']['median']:.1f}",
             ]
         )
-    widths = [max(len(row[i]) for row in cells) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells)
+    return grid(cells)
 
 
 async def main_async(args) -> int:
-    if args.quick:
-        files = [CORPUS / "llama2/tokenizer.json"]
-        if not files[0].is_file():
-            files = [ROOT / "examples" / "tokenizer.json"]
+    if args.quick:  # the rows work (CI), not their figures: a small file with an unreachable token
+        from reachability_bench import quick_vocab
+
+        folder = tempfile.TemporaryDirectory(prefix="open-bench-quick-")  # removed as the process ends
+        files = [quick_vocab(Path(folder.name))]
     else:
         files = [CORPUS / f for f in args.files]
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         print(f"files missing: {', '.join(missing)} (set TOKENIZER_CORPUS)", file=sys.stderr)
         return 2
-    sides = {"new": str(ROOT / "server")}
-    if args.old:
-        if not Path(args.old, "tokenizer_lsp").is_dir():
-            print(f"--old: no tokenizer_lsp package in {args.old}", file=sys.stderr)
-            return 2
-        sides = {"old": args.old, **sides}
+    sides = server_sides(args.old)
+    if sides is None:
+        return 2
     load_before = os.getloadavg()
-    rows = await measure(files, sides, args.rounds, args.log, args.wait, tuple(args.caches.split(",")))
+    rows = await measure(
+        files, sides, args.rounds, args.log, args.wait, tuple(args.caches.split(",")), fill=not args.quick
+    )
     print()
     print(table(rows))
     load_after = os.getloadavg()
-    print(
-        f"load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, after "
-        f"{load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f} ({os.cpu_count()} cores)"
-    )
+    print(load_line(load_before, load_after))
     if args.quick and not args.out:
         return 0
-    out = Path(args.out or ROOT / "bench" / "results" / "open.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        json.dumps(
-            {
-                "machine_cores": os.cpu_count(),
-                "sides": sides,
-                "load_average_before": load_before,
-                "load_average_after": load_after,
-                "idle_wait_s": args.wait,
-                "summary": summary(rows),
-                "open_rows": rows,
-            },
-            indent=2,
-        )
-    )
-    print(f"wrote {out}")
+    results = {"sides": sides, "idle_wait_s": args.wait, "summary": summary(rows), "open_rows": rows}
+    write_results(Path(args.out or ROOT / "bench" / "results" / "open.json"), results, load_before, load_after)
     return 0
 
 
@@ -374,7 +334,7 @@ def main() -> int:
     p.add_argument("--files", nargs="+", default=DEFAULT_FILES, help="paths relative to the corpus")
     p.add_argument("--rounds", type=int, default=3, help="rounds (each: cold and warm, every side)")
     p.add_argument("--old", default="", help="an older checkout's server/ folder, measured beside this one")
-    p.add_argument("--quick", action="store_true", help="one small file, one round")
+    p.add_argument("--quick", action="store_true", help="a small example vocab, one round")
     p.add_argument(
         "--wait",
         type=float,

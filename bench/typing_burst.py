@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import re
 import shutil
@@ -45,32 +44,6 @@ from bench import CORPUS, ROOT, Session, current_rss, slope, soak_keys, soak_typ
 RATE_PER_S = 20.0
 BURST_FILES = ["qwen3/tokenizer.json", "gpt2-openai/encoder.json"]
 ENTRY = re.compile(r'"((?:[^"\\]|\\.)+)":\s*(-?\d+)')
-
-
-class Server(Session):
-    """bench.Session with the server imported from a given tree's server/ folder."""
-
-    def __init__(self, server_path: str) -> None:
-        super().__init__()
-        self.server_path = server_path
-
-    async def start(self) -> None:
-        env = dict(os.environ, PYTHONPATH=self.server_path, TOKENIZER_LSP_CACHE_DIR="off")
-        await self.client.start_io(sys.executable, "-m", "tokenizer_lsp", env=env)
-        self.log = []
-        self._log_task = asyncio.create_task(self._read_log(self.client._server.stderr))
-        caps = types.ClientCapabilities(
-            text_document=types.TextDocumentClientCapabilities(
-                hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
-                inlay_hint=types.InlayHintClientCapabilities(),
-                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
-            ),
-            workspace=types.WorkspaceClientCapabilities(
-                inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True)
-            ),
-        )
-        await self.client.initialize_async(types.InitializeParams(capabilities=caps, process_id=os.getpid()))
-        self.client.initialized(types.InitializedParams())
 
 
 def plain_keys(text: str, escaped: bool = False) -> list[tuple[int, int, int, str, int]]:
@@ -109,7 +82,7 @@ def burst_keystrokes(n: int, rng: random.Random) -> tuple[list[tuple[int, str]],
     return out, typed
 
 
-async def open_and_ready(s: Server, uri: str, text: str, at: tuple[int, int]) -> None:
+async def open_and_ready(s: Session, uri: str, text: str, at: tuple[int, int]) -> None:
     c = s.client
     c.text_document_did_open(
         types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text))
@@ -132,7 +105,7 @@ async def burst(server_path: str, path: Path, n: int, rng: random.Random, others
     keys = plain_keys(text)
     line, col, end, key, _ = keys[len(keys) // 2]
     strokes, typed = burst_keystrokes(n, rng)
-    s = Server(server_path)
+    s = Session(server_path, cache_dir="off")  # the server of that tree, no cache
     await s.start()
     uri = path.as_uri()
     doc = types.TextDocumentIdentifier(uri)
@@ -213,7 +186,7 @@ def soak_folder(tmp: Path) -> Path:
 async def soak(server_path: str, path: Path, edits: int, warmup: int, every: int, rng: random.Random) -> dict:
     text = path.read_text(encoding="utf-8")
     keys, vocab = soak_keys(text, 200, rng)
-    s = Server(server_path)
+    s = Session(server_path, cache_dir="off")  # the server of that tree, no cache
     await s.start()
     uri = path.as_uri()
     c = s.client

@@ -1,0 +1,107 @@
+"""An older tree's server measured beside this checkout's: the sides, medians and the table.
+
+`--old PATH` (bench.py, open_bench.py, memory_tree.py, encode_bench.py) names an older
+checkout's server/ folder, or the checkout itself (its server/ is taken), made for example
+with `git worktree add ../old 8768bca`. Each side's servers are started with its folder first
+on PYTHONPATH; rounds are interleaved (old, new, old, new, ...) so that load from other work
+on a shared machine falls on both sides alike, and each row is each side's median with its
+spread (min-max) over the rounds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def server_sides(old: str | None) -> dict[str, str] | None:
+    """{"old": its server folder, "new": this checkout's} ({"new": ...} without --old);
+    None, said why, when `old` holds no tokenizer_lsp package."""
+    new = {"new": str(ROOT / "server")}
+    if not old:
+        return new
+    for folder in (Path(old), Path(old) / "server"):
+        if (folder / "tokenizer_lsp").is_dir():
+            return {"old": str(folder.resolve()), **new}
+    print(f"--old: no tokenizer_lsp package in {old} nor in {old}/server", file=sys.stderr)
+    return None
+
+
+def spread(values: list[float | None]) -> dict | None:
+    """Median, min, max and every value of the rounds (None: a round without this figure)."""
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return None
+    return {"median": statistics.median(vals), "min": min(vals), "max": max(vals), "runs": vals}
+
+
+def show(d: dict | None, fmt: str = "{:.3f}") -> str:
+    """'median (min-max)'; '-' when no round had the figure."""
+    if d is None:
+        return "-"
+    if d["min"] == d["max"]:
+        return fmt.format(d["median"])
+    return f"{fmt.format(d['median'])} ({fmt.format(d['min'])}-{fmt.format(d['max'])})"
+
+
+def side_by_side(
+    rounds: dict[str, list[dict]], figures: list[tuple[str, str, Callable[[dict], float | None]]]
+) -> list[dict]:
+    """One row per figure: (name, format, the figure read from one round's results) over
+    every side's rounds, with the new median over the old one."""
+    rows = []
+    for name, fmt, read in figures:
+        row: dict = {"row": name, "format": fmt}
+        for side, got in rounds.items():
+            row[side] = spread([_read(read, g) for g in got])
+        if row.get("old") and row.get("new") and row["old"]["median"]:
+            row["new_over_old"] = row["new"]["median"] / row["old"]["median"]
+        rows.append(row)
+    return rows
+
+
+def _read(read: Callable[[dict], float | None], got: dict) -> float | None:
+    try:
+        return read(got)
+    except (KeyError, IndexError, TypeError):  # a part this round (or this side) did not give
+        return None
+
+
+def table(rows: list[dict], sides: list[str]) -> str:
+    head = ["row", *(f"{side} median (min-max)" for side in sides)]
+    head += ["new/old"] if "old" in sides else []
+    cells = [head]
+    for r in rows:
+        line = [r["row"], *(show(r.get(side), r["format"]) for side in sides)]
+        if "old" in sides:
+            line.append(f"{r['new_over_old']:.2f}x" if "new_over_old" in r else "-")
+        cells.append(line)
+    return grid(cells)
+
+
+def grid(cells: list[list[str]]) -> str:
+    """Rows of cells in columns as wide as their widest cell."""
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
+
+
+def load_line(before: tuple, after: tuple) -> str:
+    """The machine's load averages (1, 5, 15 min) before and after a run: how far to trust it."""
+    return (
+        f"load average before {before[0]:.2f} {before[1]:.2f} {before[2]:.2f}, after "
+        f"{after[0]:.2f} {after[1]:.2f} {after[2]:.2f} ({os.cpu_count()} cores)"
+    )
+
+
+def write_results(out: Path, results: dict, load_before: tuple, load_after: tuple) -> None:
+    """The results as JSON, with the machine's cores and load averages before them."""
+    head = {"machine_cores": os.cpu_count(), "load_average_before": load_before, "load_average_after": load_after}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({**head, **results}, indent=2, ensure_ascii=False))
+    print(f"wrote {out}")
