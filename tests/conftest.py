@@ -12,6 +12,22 @@ CORPUS = Path(os.environ.get("TOKENIZER_CORPUS", ROOT.parent / "shared" / "corpu
 # cache's own tests (test_reachability_cache.py) give it a folder
 os.environ["TOKENIZER_LSP_CACHE_DIR"] = "off"
 
+
+@pytest.fixture(scope="module")
+def unreachable_sets_of_the_run(tmp_path_factory):
+    """For a module that never looks at unreachable-token findings (opted in with
+    `pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")`): the servers and
+    command lines it starts keep each file's set in one cache of this run, shared by the
+    xdist workers, so a corpus file's set is computed once a run instead of at every open
+    (gemma3's costs 10 CPU-s, qwen3's 2; they were most of the LSP modules' CPU, issue 33).
+    The modules that test the set (test_unreachable_server.py, ...) keep the default: none."""
+    base = tmp_path_factory.getbasetemp()
+    run = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the workers' common folder
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TOKENIZER_LSP_CACHE_DIR", str(run / "unreachable-sets"))
+        yield
+
+
 _importorskip = pytest.importorskip
 
 

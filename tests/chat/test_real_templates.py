@@ -16,6 +16,10 @@ from tokenizer_lsp.core.chat.context import ChatContext
 from tests.chat import oracle
 from tests.chat_fixtures import TEMPLATE_PATHS
 
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 SPECIAL = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
 CHATS = (
     [sample()]

@@ -11,6 +11,10 @@ from tokenizer_lsp.core.index.build import build_index
 
 from tests.conftest import ROOT, corpus_file
 
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 GPT2_STYLE = ROOT / "examples" / "gpt2-style"
 
 

@@ -17,6 +17,10 @@ from tokenizer_lsp.core.formats.registry import plugins
 
 from tests.conftest import corpus_file
 
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 DATA = Path(__file__).parent.parent / "data" / "sentencepiece"
 UNIGRAM = DATA / "botchan_en_unigram_1000.model"
 

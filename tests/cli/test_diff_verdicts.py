@@ -11,8 +11,13 @@ import sys
 from importlib.resources import files
 
 import mistral_common
+import pytest
 
 from tests.conftest import corpus_file
+
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
 
 MISTRAL_DATA = files(mistral_common) / "data"  # Mistral's .model files v1-v7 ship in its wheel
 

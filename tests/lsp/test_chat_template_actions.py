@@ -21,6 +21,10 @@ from tests.conftest import corpus_file
 from tests.lsp.harness import capabilities, open_doc
 from tests.lsp.test_chat_template_files import qwen3_folder
 
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 
 def _caps() -> types.ClientCapabilities:
     caps = capabilities()

@@ -22,6 +22,10 @@ from tests.lsp.harness import open_doc
 from tests.lsp.harness import shared_client as client  # noqa: F401
 from tests.lsp_idle import wait_idle
 
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 # a template with escapes (\n, \", é, a non-BMP character) before a stray {% endfor %}
 BROKEN = (
     'é😀 say "hi"\n{% for m in messages %}{{ m[\'content\'] }}{% endfor %}\n'

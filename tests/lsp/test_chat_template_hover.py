@@ -20,6 +20,10 @@ from tests.lsp.harness import hover, open_doc
 from tests.lsp.harness import shared_client as client  # noqa: F401
 from tests.lsp.test_chat_template_files import qwen3_folder
 
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 TEMPLATE = (
     "{{ bos_token }}{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
     "{{ message.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n"

@@ -20,6 +20,10 @@ from tests.lsp.harness import hover, open_doc
 from tests.lsp.harness import shared_client as client  # noqa: F401
 from tests.lsp.test_chat_template_files import jinja_error, qwen3_folder
 
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 
 def expected(folder, request: dict) -> tuple[str, list[int]]:
     tok = AutoTokenizer.from_pretrained(str(folder))

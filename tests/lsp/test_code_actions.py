@@ -18,6 +18,10 @@ from tokenizer_lsp.core.index.build import build_index
 from tests.conftest import corpus_file
 from tests.lsp.harness import capabilities
 
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 SAMPLES = [
     "Hello world, this is a test of tokenizers.",
     "我爱北京天安门。今天天气很好！",

@@ -9,18 +9,20 @@ and columns from the config text; a defect is one edited value in a copy of a re
 import asyncio
 import json
 import shutil
-import sys
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 from tokenizer_lsp.cli import main as cli
 from tokenizer_lsp.core.index.build import build_index
 from tokenizers import Tokenizer
 
 from tests.conftest import corpus_file
-from tests.lsp.harness import capabilities
+from tests.lsp.harness import capabilities, share_session
+
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
 
 FOLDERS = ("qwen3", "llama3", "gemma3", "llama2")
 
@@ -313,8 +315,7 @@ def test_broken_config_json_is_json_syntax(tmp_path, capsys):
 # ---- the server ------------------------------------------------------------------------------
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp"]))
-async def client(lsp_client: LanguageClient):
+async def _prepare(lsp_client: LanguageClient) -> None:
     lsp_client.published = {}
     default = lsp_client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
 
@@ -329,8 +330,10 @@ async def client(lsp_client: LanguageClient):
         return None
 
     await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities()))
-    yield
-    await lsp_client.shutdown_session()
+
+
+# one server for the module's server tests (each starts with nothing open, nothing recorded)
+client = share_session(_prepare, key="model-folder")
 
 
 def open_file(client, path, text=None) -> tuple[str, str]:

@@ -14,6 +14,10 @@ from pytest_lsp import LanguageClient
 from tests.conftest import corpus_file, gpt2_byte_of
 from tests.lsp.harness import shared_navigation_client as client  # noqa: F401 (one server for the module)
 
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 

@@ -11,14 +11,15 @@ import json
 import re
 import weakref
 from bisect import bisect_right
+from types import SimpleNamespace
 
-import orjson
 import pytest
 from tokenizer_lsp.core.formats.json.merge_layout import RangeRun
 from tokenizer_lsp.core.index.build import build_index
 from tokenizer_lsp.core.index.files import index_file
 from tokenizer_lsp.core.navigation.build import build_navigation
 from tokenizer_lsp.core.navigation.queries import reference_ranges
+from tokenizer_lsp.lsp.handlers import references as references_handler
 
 from tests.conftest import corpus_file
 
@@ -46,7 +47,9 @@ class Expected:
     def __init__(self, text: str) -> None:
         self.text = text
         self.line_starts = [0] + [m.end() for m in BREAK.finditer(text)]
-        model = json.loads(text)["model"]
+        obj = json.loads(text)  # parsed once: gemma3 is 33 MB
+        model = obj["model"]
+        self.merges = model.get("merges", [])
         model_at = text.index('"model"')
         vocab_at = text.index('"vocab"', model_at)
         merges_key = text.index('"merges"', model_at) if "merges" in model else len(text)
@@ -57,7 +60,7 @@ class Expected:
         literals = STRING.finditer(text, merges_at)
         self.parts: dict[str, list[tuple[int, int]]] = {}
         self.made: dict[str, list[tuple[int, int]]] = {}
-        for merge in model.get("merges", []):
+        for merge in self.merges:
             if isinstance(merge, list):
                 (s0, e0), (s1, e1) = next(literals).span(), next(literals).span()
                 a, b = merge
@@ -75,7 +78,7 @@ class Expected:
             self.made.setdefault(a + b, []).append(whole)
         self.added: dict[str, tuple[int, int]] = {}
         added_at = text.find('"added_tokens"')
-        entries = json.loads(text).get("added_tokens") or []
+        entries = obj.get("added_tokens") or []
         for _, m in zip(entries, CONTENT.finditer(text, added_at)):  # one content each
             self.added.setdefault(json.loads(m.group(1)), m.span(1))
 
@@ -149,6 +152,19 @@ def check(
             assert any(isinstance(item, RangeRun) for item in got) == fast, (token, encoding)
 
 
+def json_both_ways(idx, token: str, uri: str, encoding: str) -> tuple[str, str]:
+    """(the handler's JSON text, the same locations formatted one by one from the ranges
+    of the general path, as the handler wrote them before the fast path)."""
+    snap = SimpleNamespace(spans=(), index=idx, encoding=encoding, navigation=nav_of(idx))
+    fast = references_handler._json_array(references_handler._token_locations(uri, snap, token, True))
+    quoted = json.dumps(uri)
+    one_by_one = [
+        references_handler._LOCATION % (quoted, a[0], a[1], b[0], b[1])
+        for a, b in reference_ranges(idx, nav_of(idx), token, True, encoding, use_layout=False)
+    ]
+    return fast, "[" + ",".join(one_by_one) + "]"
+
+
 # ---- real files -------------------------------------------------------------------------
 
 
@@ -175,7 +191,7 @@ def test_gemma3_inverted_index_matches_the_merges(gemma3):
     distinct merges using a token, for tokens picked across the vocabulary."""
     idx, expected = gemma3
     nav = nav_of(idx)
-    merges = orjson.loads(expected.text)["model"]["merges"]
+    merges = expected.merges
     picked = ["▁", "t", "\n", "▁the", "ing"] + list(expected.keys)[::5000]
     using: dict[str, list] = {t: [] for t in picked}
     producers: dict[str, list] = {t: [] for t in picked}
@@ -200,6 +216,14 @@ def test_gemma3_inverted_index_matches_the_merges(gemma3):
         a, b = merges[rank]
         made = idx.ordinal_of(a + b)
         assert nav.parts(rank) == (idx.ordinal_of(a), idx.ordinal_of(b), -1 if made is None else made)
+
+
+def test_gemma3_json_is_byte_for_byte_the_general_paths(gemma3):
+    """The references handler's JSON for gemma3's `▁` (test_references_layouts.py: the small
+    files'); here, where gemma3's index is built once for the run."""
+    uri = "file:///models/my%20model%25/tokenizer.json"  # a `%` in it stays as written
+    fast, general = json_both_ways(gemma3[0], "▁", uri, "utf-16")
+    assert fast == general and len(json.loads(fast)) == 40924
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from hypothesis import event, given, settings
@@ -19,19 +18,16 @@ from tokenizer_lsp.core.formats.json.merge_layout import RangeRun, shortest_lite
 from tokenizer_lsp.core.navigation.queries import reference_ranges
 from tokenizer_lsp.core.text import lines as lines_module
 from tokenizer_lsp.core.text.lines import LineIndex
-from tokenizer_lsp.lsp.handlers import references as references_handler
 
-from tests.lsp.harness import navigation_client as client  # noqa: F401 (the fixture: a session like the navigation tests')
-from tests.lsp.test_references_fast import (  # noqa: F401 (a fixture)
+from tests.lsp.harness import shared_navigation_client as client  # noqa: F401 (one server for the module, as the navigation tests')
+from tests.lsp.test_references_fast import (
     ENCODINGS,
     STRING,
     Expected,
     check,
-    flat,
-    gemma3,
     indexed,
+    json_both_ways,
     nav_of,
-    width,
 )
 
 # ---- small files written here -----------------------------------------------------------
@@ -252,28 +248,14 @@ def test_span_positions_placing_far_spans_by_line(parts, encoding, data):
 # ---- the JSON the server writes -----------------------------------------------------------
 
 
-def _json_both_ways(idx, token: str, uri: str, encoding: str) -> tuple[str, str]:
-    """(the handler's JSON text, the same locations formatted one by one from the ranges
-    of the general path, as the handler wrote them before the fast path)."""
-    snap = SimpleNamespace(spans=(), index=idx, encoding=encoding, navigation=nav_of(idx))
-    fast = references_handler._json_array(references_handler._token_locations(uri, snap, token, True))
-    quoted = json.dumps(uri)
-    one_by_one = [
-        references_handler._LOCATION % (quoted, a[0], a[1], b[0], b[1])
-        for a, b in reference_ranges(idx, nav_of(idx), token, True, encoding, use_layout=False)
-    ]
-    return fast, "[" + ",".join(one_by_one) + "]"
-
-
-def test_the_json_is_byte_for_byte_the_general_paths(gemma3):  # noqa: F811 (the fixture, imported)
+def test_the_json_is_byte_for_byte_the_general_paths():
+    """gemma3's: test_references_fast.py (where its index is built, once a run)."""
     uri = "file:///models/my%20model%25/tokenizer.json"  # a `%` in it stays as written
-    fast, general = _json_both_ways(gemma3[0], "▁", uri, "utf-16")
-    assert fast == general and len(json.loads(fast)) == 40924
     for name in ("pairs respelled", "strings", "strings crlf", "pairs lone cr"):
         idx = indexed(VARIANTS[name][0].encode("utf-8"))
         for token in ("▁", "é\n", "a", "😀", "<x>"):
             for encoding in ENCODINGS:
-                fast, general = _json_both_ways(idx, token, uri, encoding)
+                fast, general = json_both_ways(idx, token, uri, encoding)
                 assert fast == general, (name, token, encoding)
 
 

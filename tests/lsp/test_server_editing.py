@@ -22,6 +22,10 @@ from tests.lsp.harness import (  # noqa: F401
 from tests.lsp.harness import shared_client as client  # noqa: F401 (one server for the module)
 from tests.lsp_idle import wait_idle
 
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 EXAMPLE = ROOT / "examples" / "tokenizer.json"
 
 

@@ -4,12 +4,17 @@ positions in UTF-32, line ends inside strings, a truncated file."""
 import json
 
 import orjson
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.conftest import corpus_file
 from tests.lsp.harness import find, hover, ident, make_fixture, open_doc
 from tests.lsp.harness import shared_client as client  # noqa: F401
+
+# a corpus file's unreachable-token set, which nothing here looks at: computed once a run
+# (tests/conftest.py unreachable_sets_of_the_run)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
 
 utf32_client = make_fixture(("utf-32",), init_options={"diagnostics": {"maxPerFile": 0}})
 
