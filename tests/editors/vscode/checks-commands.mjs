@@ -218,7 +218,7 @@ export async function commandChecks() {
       return pos && pos.line === wantLine ? pos.text : null;
     }, 30_000, 500);
     // the webview opened a second editor group: the next checks expect one
-    await runCommand('View: Close All Editor Groups');
+    await onlyEditor(qwen3.rel);
     return `"${SAMPLE.replace('\t', '\\t')}" in the webview -> ${got.length} tokens equal to tokenizers'; a click on Hello moved the cursor to its entry (${line}, line ${wantLine})`;
   });
 
@@ -401,8 +401,7 @@ export async function commandChecks() {
       if (command === 'tokenizerLsp.openPlayground') {
         // its webview keeps the focus in a second group: back to one group, the file open
         // again and known to the server (the status bar's stats) before the next command
-        await runCommand('View: Close All Editor Groups');
-        await openFile(qwen3.rel);
+        await onlyEditor(qwen3.rel);
         await until(async () => (await statusItemText()) !== '', WAIT_SERVER_MS, 300);
         continue;
       }

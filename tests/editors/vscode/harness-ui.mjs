@@ -83,9 +83,12 @@ export async function openFile(rel, expectText) {
  * loaded and indexed once more), and a server restart re-opens this file alone.
  */
 export async function onlyEditor(rel, expectText) {
-  // a view or webview beside (the playground keeps the focus in its frame, where Quick Open
-  // does not reach the file's tab): all closed, as before
-  if ((await page.locator('.part.editor .editor-group-container').count()) > 1) await runCommand('View: Close All Editor Groups');
+  // the playground's webview first, closed by a middle click on its tab (it keeps the focus in
+  // its frame, where Quick Open does not reach the file's tab); then views beside (stats,
+  // tokens) joined into one group with the file's tab
+  const webviews = page.locator('.part.editor .tab', { hasText: 'Playground' });
+  for (let i = await webviews.count(); i > 0; i--) await webviews.first().click({ button: 'middle', timeout: 10_000 });
+  if ((await page.locator('.part.editor .editor-group-container').count()) > 1) await runCommand('View: Join All Editor Groups');
   await openFile(rel, expectText);
   if ((await page.locator('.part.editor .editor-group-container.active .tab').count()) > 1) await runCommand('View: Close Other Editors in Group');
 }
