@@ -28,6 +28,8 @@ export TOKENIZER_LSP_PYTHON="${TOKENIZER_LSP_PYTHON:-$ROOT/.venv/bin/python}"
 CACHE="${TOKENIZER_LSP_E2E_CACHE:-${HOME:-/root}/.cache/tokenizer-lsp-e2e}"
 CS_DIR="$CACHE/code-server-$CODE_SERVER_VERSION"
 export CODE_SERVER_BIN="$CS_DIR/node_modules/.bin/code-server"
+# pip's cache for the missing-module check's install command (its HOME is new each run)
+export E2E_PIP_CACHE_DIR="${E2E_PIP_CACHE_DIR:-$CACHE/pip}"
 export TMPDIR="${TMPDIR:-/tmp}"
 
 # npm settings that code-server's native modules need when installing as root.
@@ -94,9 +96,27 @@ if [[ "${E2E_SKIP_SETUP:-0}" != 1 ]]; then
 fi
 
 # ---- 4. build and package the .vsix ---------------------------------------------------------------
-step "npm run package"
-rm -f tokenizer-lsp.vsix
-npm run --silent package >/dev/null
+# Packaged again only when what goes into it changed (vsce takes seconds even when dist/ is up to
+# date): the stamp beside the .vsix holds a hash of the files .vscodeignore lets in.
+bash scripts/build-dist.sh
+vsix_inputs_hash() {
+  local paths=() p
+  for p in package.json .vscodeignore LICENSE CHANGELOG.md client-vscode/README.md dist/extension.js \
+    dist/playground.js dist/playground.css client-vscode/language-configuration.json client-vscode/syntaxes \
+    bundled/tool/launch.py bundled/libs; do
+    [[ -e "$p" ]] && paths+=("$p")  # bundled/libs: only in a platform build
+  done
+  find "${paths[@]}" -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
+}
+VSIX_STAMP=tokenizer-lsp.vsix.stamp
+if [[ -s tokenizer-lsp.vsix && -f "$VSIX_STAMP" && "$(cat "$VSIX_STAMP")" == "$(vsix_inputs_hash)" ]]; then
+  step "tokenizer-lsp.vsix is the package of these files: not packaged again"
+else
+  step "npm run package"
+  rm -f tokenizer-lsp.vsix "$VSIX_STAMP"
+  npm run --silent package >/dev/null
+  vsix_inputs_hash >"$VSIX_STAMP"
+fi
 export TOKENIZER_LSP_VSIX="$ROOT/tokenizer-lsp.vsix"
 [[ -s "$TOKENIZER_LSP_VSIX" ]] || { echo "vscode-e2e: packaging produced no $TOKENIZER_LSP_VSIX" >&2; exit 2; }
 

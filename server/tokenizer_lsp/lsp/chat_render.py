@@ -18,9 +18,11 @@ KEPT = 8  # renders kept: (uri, version, request) -> answer
 def editor_overrides(idx) -> dict[str, str]:
     """The template text of a document as the editor has it, by the path of its file."""
     doc = idx.doc if idx is not None else None
-    if doc is None or not doc.path:
+    # a config's first index can be a plain JSON document (no path): its file is read as saved
+    path = getattr(doc, "path", None)
+    if not path:
         return {}
-    path = os.path.abspath(doc.path)
+    path = os.path.abspath(path)
     if isinstance(doc, TemplateDocument):
         return {path: doc.text}
     if isinstance(doc, ConfigDocument) and isinstance(doc.obj, dict) and isinstance(doc.obj.get("chat_template"), str):

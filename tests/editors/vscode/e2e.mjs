@@ -30,7 +30,10 @@
 // Binary files (issue 25, checks-binary.mjs): 25 a `.model` opens as its decoded view and a row
 // hovers with its id and bytes.
 // Set-up and shared helpers: harness.mjs (code-server, browser, check()) and harness-ui.mjs.
-// E2E_ONLY=name,name runs some of them; each check sets up what it needs.
+// E2E_ONLY=name,name runs some of them; each check sets up what it needs, and leaves open what
+// the next one uses (qwen3 through the command checks; gemma3 from progress-gemma3 to
+// decoded-vocabulary), so that VS Code and the server load an 11-33 MB file once rather than
+// once per check.
 // Each check asserts on text a person sees, saves a screenshot in artifacts/vscode/ and prints
 // one line; the run ends with "N passed, N failed" and a non-zero exit status on a failure.
 import { execFileSync } from 'node:child_process';
@@ -38,7 +41,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   ART, GOOD_COMMAND, HOME, NO_MODULE_COMMAND, PYTHON, ROOT, SETTINGS_FILE, TOKENIZER_IS_LARGE, TRACE, WAIT_SERVER_MS,
-  WORKSPACE, codeServer, count, check, extensionLog, fail, fragment, hover, norm, page, run, serverUp, shot, sleep,
+  WORKSPACE, codeServer, count, check, extensionLog, fail, fragment, hover, log, norm, page, run, serverUp, shot, sleep,
   until, visibleText, ws, EDITOR_LINES,
 } from './harness.mjs';
 import {
@@ -51,6 +54,9 @@ import { commandChecks } from './checks-commands.mjs';
 import { fixChecks } from './checks-fixes.mjs';
 import { navigationChecks } from './checks-navigation.mjs';
 
+/** pip's cache for the install command (scripts/vscode-e2e.sh: under the e2e cache). */
+const PIP_CACHE = process.env.E2E_PIP_CACHE_DIR || '';
+
 async function main() {
   // 1. a plain JSON file opened first: the extension activates (onLanguage:json) but starts no
   // server, checks no Python and shows nothing, although the Python it is set to lacks the package
@@ -59,7 +65,9 @@ async function main() {
     await openFile(ws.plain.rel, '"demo-app"');
     const activated = await until(() => extensionLog().includes('Activated; the server starts when a tokenizer file is opened.'), 60_000);
     if (!activated) fail(`the extension did not activate on ${ws.plain.rel}; its log: ${JSON.stringify(extensionLog().slice(-500))}`);
-    await sleep(6000); // a Python check and its error would be done by now
+    // That line is logged once the extension has considered every open document and wants no
+    // server (extension.ts): a Python check would have begun by then. A margin for its error.
+    await sleep(3000);
     const notes = (await notificationTexts()).filter((t) => /Tokenizer LSP|tokenizer_lsp|tokenizer-lsp/i.test(t));
     await shot('01a-plain-json-first');
     if (notes.length) fail(`notifications after opening a plain JSON file: ${JSON.stringify(notes)}`);
@@ -89,7 +97,10 @@ async function main() {
     await openFile(ws.tokenizer.rel);
     const appeared = await until(async () => (await errorToasts()).some((t) => t.includes('not installed')), 60_000);
     if (!appeared) fail(`no error notification about the missing package; toasts: ${JSON.stringify(await errorToasts())}`);
-    await sleep(5000); // anything else (retries, more errors) would show by now
+    // the error is logged with the toast; anything else (retries, more errors) would show in
+    // the next moments
+    await until(() => count(/\[error\] Tokenizer LSP:/g) > errorsBefore, 10_000);
+    await sleep(3000);
     const errors = await errorToasts();
     await shot('02a-missing-module-error');
     if (errors.length !== 1) fail(`expected exactly one error notification, saw ${errors.length}: ${JSON.stringify(errors)}`);
@@ -134,7 +145,9 @@ async function main() {
       const t0 = Date.now();
       try {
         const out = execFileSync('bash', ['-c', command], {
-          env: { ...process.env, HOME, PIP_DISABLE_PIP_VERSION_CHECK: '1' },
+          // pip's download and wheel cache kept between runs (the run's HOME is new each time):
+          // the same command, as a person who has installed Python packages before runs it
+          env: { ...process.env, HOME, PIP_DISABLE_PIP_VERSION_CHECK: '1', ...(PIP_CACHE ? { PIP_CACHE_DIR: PIP_CACHE } : {}) },
           cwd: HOME,
           encoding: 'utf8',
           stdio: ['ignore', 'pipe', 'pipe'],
@@ -147,6 +160,7 @@ async function main() {
       }
       how = `ran "${command}" with HOME=${HOME} in ${((Date.now() - t0) / 1000).toFixed(0)} s`;
     }
+    log(`missing-module: ${how}`);
     // nothing watches the venv: Retry on the notification starts the server
     const startedBefore = count(/Server started\./g);
     await page.locator('.notification-toast', { hasText: 'cannot run' }).locator('.monaco-button', { hasText: 'Retry' }).click();
@@ -394,7 +408,7 @@ async function main() {
   // 9. "Tokenizer LSP: Restart server" and the "Tokenizer LSP" output channel, which holds the
   // server's own log, one timestamp a line and no blank lines
   await check('restart-command-and-log', async () => {
-    await ensureServer();
+    await ensureServer({ alone: true });
     const before = count(/Server started\./g);
     const startsBefore = count(/Starting server:/g);
     const OPEN_LINE = `tokenizer_lsp: open ${path.basename(ws.tokenizer.rel)}`;
@@ -454,15 +468,19 @@ async function main() {
 
   // 10. a server that dies at once: the client gives up after a few tries, with one message
   await check('crashing-server-one-message', async () => {
-    await ensureServer();
+    await ensureServer({ alone: true });
     await clearNotifications();
     const good = currentSettings();
     const startsBefore = count(/Starting server:/g);
+    const exitsBefore = count(/Server process exited with code 3\./g);
     // a runnable program that exits at once instead of speaking LSP
     await editSettingsJson({ ...good, 'tokenizerLsp.server.command': [PYTHON, '-c', 'import sys; sys.exit(3)'] });
     const toasts = page.locator('.notification-toast');
     const appeared = await until(async () => (await toasts.count()) > 0 && /Tokenizer LSP/.test(await toasts.first().innerText()), 60_000);
-    await sleep(8000); // retries and any further messages would show by now
+    // the client's last word: it logs the process's exit once it has given up (after the
+    // message); retries would be logged before it. Then a margin for toasts of those events.
+    await until(() => count(/Server process exited with code 3\./g) > exitsBefore, 30_000);
+    await sleep(3000);
     const texts = await toasts.evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
     await shot('10a-crashing-server');
     const ours = texts.filter((t) => /Tokenizer LSP|tokenizerLsp|tokenizer-lsp/i.test(t) && !/large-file|hides its inlay/.test(t));
@@ -477,7 +495,7 @@ async function main() {
   // 11. a relative server command is run from the workspace folder, by the import check as by
   // the server itself (code-server's own folder holds no such path)
   await check('relative-command-cwd', async () => {
-    await ensureServer();
+    await ensureServer({ alone: true });
     const link = path.join(WORKSPACE, '.e2e-venv');
     if (!fs.existsSync(link)) fs.symlinkSync(path.dirname(path.dirname(PYTHON)), link);
     const command = ['.e2e-venv/bin/python', '-m', 'tokenizer_lsp'];
@@ -507,7 +525,7 @@ async function main() {
 
   // 12. the server dies while in use: the client starts it again by itself
   await check('server-crash-recovers', async () => {
-    await ensureServer();
+    await ensureServer({ alone: true });
     await clearNotifications();
     // the server processes of this run only: children in code-server's own process group
     // The server forks short-lived helpers with the same argv while it checks a file; a

@@ -73,8 +73,24 @@ export async function openFile(rel, expectText) {
   const shown = await until(async () => {
     const text = norm(await page.locator(EDITOR_LINES).innerText());
     return expectText ? text.includes(expectText) : text.trim() !== '';
-  }, 120_000);
+  }, 120_000, 100);
   log(`opened ${rel} in ${((Date.now() - t0) / 1000).toFixed(1)} s${shown ? '' : ` (its text ${JSON.stringify(expectText)} did not show)`}`);
+}
+
+/**
+ * `rel` the one editor in the window, as "Close All Editors" and opening it would leave it, but
+ * a file that is open stays open: VS Code keeps its text and the server its index (11 MB are not
+ * loaded and indexed once more), and a server restart re-opens this file alone.
+ */
+export async function onlyEditor(rel, expectText) {
+  // the playground's webview first, closed by a middle click on its tab (it keeps the focus in
+  // its frame, where Quick Open does not reach the file's tab); then views beside (stats,
+  // tokens) joined into one group with the file's tab
+  const webviews = page.locator('.part.editor .tab', { hasText: 'Playground' });
+  for (let i = await webviews.count(); i > 0; i--) await webviews.first().click({ button: 'middle', timeout: 10_000 });
+  if ((await page.locator('.part.editor .editor-group-container').count()) > 1) await runCommand('View: Join All Editor Groups');
+  await openFile(rel, expectText);
+  if ((await page.locator('.part.editor .editor-group-container.active .tab').count()) > 1) await runCommand('View: Close Other Editors in Group');
 }
 
 /** Go to Line/Column (Ctrl+G) `:line` or `:line:col` (1-based, col in UTF-16 units). */
@@ -256,15 +272,25 @@ export async function updateSettings(changes) {
   return true;
 }
 
-/** The server runs with GOOD_COMMAND and a tokenizer file is open (each check's starting point). */
-export async function ensureServer() {
+/**
+ * The server runs with GOOD_COMMAND and a tokenizer file is open (each check's starting point):
+ * `file` (default the workspace's tokenizer.json; a check on another opens that one, and no
+ * other is loaded and indexed for nothing); with `alone`, the only editor (checks that restart
+ * the server: it re-opens every open file).
+ */
+export async function ensureServer({ alone = false, file = ws.tokenizer.rel } = {}) {
   if (await updateSettings({ 'tokenizerLsp.server.command': GOOD_COMMAND })) {
     log('set tokenizerLsp.server.command to the working command');
     await sleep(1000);
   }
-  await openFile(ws.tokenizer.rel);
+  await (alone ? onlyEditor : openFile)(file);
   const up = await until(serverUp, WAIT_SERVER_MS);
   if (!up) fail(`the server is not running; extension log tail: ${JSON.stringify(extensionLog().slice(-800))}`);
+}
+
+/** Whether the server runs with GOOD_COMMAND already (ensureServer's state, without a file to open). */
+export async function serverRunsWithoutFile() {
+  return JSON.stringify(currentSettings()['tokenizerLsp.server.command']) === JSON.stringify(GOOD_COMMAND) && serverUp();
 }
 
 /** VS Code's large-file mode off for JSON, as "Turn Off for JSON Files" does (check 4 tests that). */

@@ -3,7 +3,7 @@
 // line and one screenshot per check, the logs, and the run's end ("N passed, N failed").
 // Importing it sets all of that up; e2e.mjs lists the suites and calls run().
 // Env: see e2e.mjs.
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -48,7 +48,7 @@ export function freePort() {
 }
 
 /** Polls `fn` until it returns a truthy value or `timeoutMs` passes; returns the last value. */
-export async function until(fn, timeoutMs, intervalMs = 500) {
+export async function until(fn, timeoutMs, intervalMs = 200) {
   const end = Date.now() + timeoutMs;
   let last;
   for (;;) {
@@ -88,14 +88,23 @@ export const childEnv = {
 };
 for (const d of ['config', 'data', 'cache', 'state', 'runtime']) fs.mkdirSync(path.join(XDG, d), { recursive: true, mode: 0o700 });
 
+export const csArgs = ['--user-data-dir', USER_DATA, '--extensions-dir', EXT_DIR];
+// code-server installs the extension (its own process, seconds) while the workspace is built
+log(`installing ${path.basename(VSIX)} into code-server`);
+const installing = new Promise((resolve) => {
+  execFile(CODE_SERVER, [...csArgs, '--install-extension', VSIX], { env: childEnv, encoding: 'utf8', timeout: 120_000 }, (err, stdout, stderr) =>
+    resolve(err ? `${stdout || ''}${stderr || ''}${err.message}\n` : stdout),
+  );
+});
 export const ws = buildWorkspace(WORKSPACE, ROOT, CORPUS);
 for (const n of ws.notes) log(n);
 
 export const SETTINGS_FILE = path.join(USER_DATA, 'User', 'settings.json');
 /** The command that runs this checkout's server; checks that change it put it back. */
 export const GOOD_COMMAND = [PYTHON, '-m', 'tokenizer_lsp'];
-/** `-S` skips site-packages, so this Python cannot import tokenizer_lsp. */
-export const NO_MODULE_COMMAND = [PYTHON, '-S', '-m', 'tokenizer_lsp'];
+/** `-S` skips site-packages and `-E` PYTHONPATH (a run against a checkout's server/ sets it),
+ * so this Python cannot import tokenizer_lsp. */
+export const NO_MODULE_COMMAND = [PYTHON, '-S', '-E', '-m', 'tokenizer_lsp'];
 export const baseSettings = {
   'tokenizerLsp.trace.server': TRACE,
   // VS Code in a browser asks before opening files over 10 MB (qwen3's tokenizer.json is 11 MB).
@@ -136,14 +145,7 @@ export function writeSettings(extra = {}) {
 // import tokenizer_lsp. Opening a plain JSON file must not find that out (check 1).
 writeSettings({ 'tokenizerLsp.server.command': NO_MODULE_COMMAND });
 
-export const csArgs = ['--user-data-dir', USER_DATA, '--extensions-dir', EXT_DIR];
-log(`installing ${path.basename(VSIX)} into code-server`);
-export const installOut = execFileSync(CODE_SERVER, [...csArgs, '--install-extension', VSIX], {
-  env: childEnv,
-  encoding: 'utf8',
-  stdio: ['ignore', 'pipe', 'pipe'],
-  timeout: 120_000,
-});
+export const installOut = await installing;
 fs.writeFileSync(path.join(ART, 'install-extension.log'), installOut);
 export const listed = execFileSync(CODE_SERVER, [...csArgs, '--list-extensions', '--show-versions'], { env: childEnv, encoding: 'utf8' });
 if (!listed.includes(EXTENSION_ID)) {
