@@ -12,7 +12,7 @@ import {
 } from './harness.mjs';
 import {
   clearNotifications, closeQuickInput, cursorPosition, editorText, ensureLargeFileModeOff, ensureServer, errorToasts, gotoLine,
-  hoverUntil, onlyEditor, openFile, renderedLine, runCommand, serverRunsWithoutFile,
+  hoverUntil, onlyEditor, openFile, renderedLine, runCommand, serverWithNoEditor,
 } from './harness-ui.mjs';
 
 const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
@@ -460,16 +460,7 @@ export async function commandChecks() {
   // These two come one after the other: gemma3 stays open and indexed for the second.
   await check('progress-gemma3', async () => {
     if (!gemma3) fail(`no corpus gemma3/tokenizer.json under ${CORPUS}`);
-    await ensureLargeFileModeOff();
-    await runCommand('View: Close All Editors');
-    // the server runs: left so by the checks before, else started on tokenizer.json (closed
-    // again; opened and then closed each time, it cost VS Code and the server 11 MB for nothing)
-    if (!(await serverRunsWithoutFile())) {
-      await ensureServer();
-      await runCommand('View: Close All Editors');
-    }
-    // the screenshot shows the editor, not a panel an earlier check left open
-    if (await page.locator('.part.panel').isVisible().catch(() => false)) await runCommand('View: Hide Panel');
+    await serverWithNoEditor();
     const seen = new Set();
     let watching = true;
     // poll the status bar from the moment the file is asked for

@@ -12,8 +12,7 @@ import {
   sleep, until,
 } from './harness.mjs';
 import {
-  clearNotifications, closeQuickInput, editorText, ensureLargeFileModeOff, ensureServer, gotoLine, openFile, runCommand,
-  serverRunsWithoutFile,
+  clearNotifications, closeQuickInput, editorText, gotoLine, openFile, runCommand, serverWithNoEditor,
 } from './harness-ui.mjs';
 
 const execFileAsync = promisify(execFile);
@@ -66,14 +65,7 @@ export async function fixChecks() {
     if (!first) fail('gemma3/tokenizer.json does not lay out its first merge as a pair over four lines');
     const wantTitle = `Convert all ${merges.length.toLocaleString('en-US')} merges to "a b" strings`;
 
-    await ensureLargeFileModeOff();
-    await runCommand('View: Close All Editors');
-    // the server runs: left so by the checks before, else started on tokenizer.json (closed again)
-    if (!(await serverRunsWithoutFile())) {
-      await ensureServer();
-      await runCommand('View: Close All Editors');
-    }
-    if (await page.locator('.part.panel').isVisible().catch(() => false)) await runCommand('View: Hide Panel');
+    await serverWithNoEditor();
     await openFile(rel);
     if (await page.locator('.part.panel').isVisible().catch(() => false)) await runCommand('View: Hide Panel');
     // indexed: the tokenizer's status bar item shows

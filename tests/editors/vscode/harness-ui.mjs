@@ -293,6 +293,21 @@ export async function serverRunsWithoutFile() {
   return JSON.stringify(currentSettings()['tokenizerLsp.server.command']) === JSON.stringify(GOOD_COMMAND) && serverUp();
 }
 
+/**
+ * No editor open and the server running: left so by the checks before, else started on
+ * tokenizer.json and closed again (opened and closed each time, it cost VS Code and the server
+ * 11 MB for nothing); no panel an earlier check left open over the editor (the screenshots).
+ */
+export async function serverWithNoEditor() {
+  await ensureLargeFileModeOff();
+  await runCommand('View: Close All Editors');
+  if (!(await serverRunsWithoutFile())) {
+    await ensureServer();
+    await runCommand('View: Close All Editors');
+  }
+  if (await page.locator('.part.panel').isVisible().catch(() => false)) await runCommand('View: Hide Panel');
+}
+
 /** VS Code's large-file mode off for JSON, as "Turn Off for JSON Files" does (check 4 tests that). */
 export async function ensureLargeFileModeOff() {
   if (!TOKENIZER_IS_LARGE) return;
