@@ -7,7 +7,7 @@
 // as it words it.
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
+import { ExecuteCommandRequest, LanguageClient, LSPErrorCodes, ResponseError } from 'vscode-languageclient/node';
 import { Encoding, formatChatPreview, formatEncoding, formatStats, RenderedChat } from './commandsFormat';
 import { isChatTemplateName, isTokenizerDocument } from './detect';
 import { openPlayground } from './playgroundView';
@@ -120,7 +120,7 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: Cl
     try {
       return await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Tokenizer LSP: ${busy}…` },
-        () => client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }) as Promise<T>,
+        () => askedAgainIfModified(() => client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }) as Promise<T>),
       );
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -305,4 +305,22 @@ function guarded<A extends unknown[]>(fn: (...args: A) => Promise<void>, output:
       void vscode.window.showErrorMessage(`Tokenizer LSP: ${message}`);
     }
   };
+}
+
+/**
+ * The request, sent again when the server answers ContentModified: a document it read changed
+ * (or VS Code closed and reopened it, as it does when a file's language is set) while it was
+ * computed, and LSP asks the client to retry. Twice at most: a file being typed into answers so
+ * each time, and then the error is shown.
+ */
+async function askedAgainIfModified<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (err) {
+      if (attempt > 2 || !(err instanceof ResponseError) || err.code !== LSPErrorCodes.ContentModified) {
+        throw err;
+      }
+    }
+  }
 }
