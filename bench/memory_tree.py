@@ -35,10 +35,9 @@ import time
 from pathlib import Path
 
 from lsprotocol import types
-from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sides import server_sides  # noqa: E402 (an older tree's server beside this one: bench/sides.py)
+from sides import server_sides, started_server  # noqa: E402 (an older tree's server beside this one: bench/sides.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("TOKENIZER_CORPUS", ROOT.parent / "shared" / "corpus"))
@@ -134,21 +133,8 @@ def from_file_peak(path: Path) -> int:
 
 async def measure(path: Path, server_path: str, seconds: float, every: float, timeline: bool = False) -> dict:
     with tempfile.TemporaryDirectory(prefix="tokenizer-lsp-cold-") as cache:
-        env = {**os.environ, "PYTHONPATH": server_path, "TOKENIZER_LSP_CACHE_DIR": cache}
-        client = LanguageClient("memory-bench", "1")
-        client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(lambda params: None)
-        client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)(lambda params: None)
-        await client.start_io(sys.executable, "-m", "tokenizer_lsp", env=env)
-        server = client._server
-        drain = asyncio.ensure_future(_drain(server.stderr))
-        try:
-            caps = types.ClientCapabilities(
-                text_document=types.TextDocumentClientCapabilities(
-                    publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)
-                )
-            )
-            await client.initialize_async(types.InitializeParams(capabilities=caps, process_id=os.getpid()))
-            client.initialized(types.InitializedParams())
+        async with started_server("memory-bench", server_path, cache, lines=LOG) as client:
+            server = client._server
             text = path.read_text(encoding="utf-8")
             sampler = Sampler(server.pid, every)
             opened = time.perf_counter() - sampler.t0
@@ -160,14 +146,6 @@ async def measure(path: Path, server_path: str, seconds: float, every: float, ti
             del text
             await asyncio.sleep(seconds)
             sampler.stop()
-        finally:
-            try:
-                await asyncio.wait_for(client.shutdown_async(None), 10)
-                client.exit(None)
-                await asyncio.wait_for(client.stop(), 10)
-            except Exception:  # noqa: BLE001 (a server that does not stop is killed)
-                server.kill()
-            drain.cancel()
     out = summary(sampler.samples, opened)
     peak = max(range(len(sampler.samples)), key=lambda k: sampler.samples[k][1])
     # who held what at the peak: the server, then its helpers in the order they were found
@@ -181,12 +159,6 @@ async def measure(path: Path, server_path: str, seconds: float, every: float, ti
 
 
 LOG: list[str] | None = None  # --log: the servers' logs kept here, printed at the end
-
-
-async def _drain(stream) -> None:
-    while line := await stream.readline():  # an unread log pipe would fill and block the server
-        if LOG is not None:
-            LOG.append(line.decode(errors="replace").rstrip())
 
 
 def summary(samples: list[tuple[float, int, int, int]], opened: float) -> dict:

@@ -44,11 +44,9 @@ import time
 from pathlib import Path
 
 from lsprotocol import types
-from pygls.lsp.client import LanguageClient
-from pygls.protocol import default_converter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sides import grid, load_line, server_sides, show, spread, write_results  # noqa: E402 (old beside new: bench/sides.py)
+from sides import grid, load_line, server_sides, show, spread, started_server, write_results  # noqa: E402 (old beside new: bench/sides.py)
 
 from bench import Utf8ClientProtocol, until_idle  # noqa: E402 (the client that sends raw UTF-8, as VS Code)
 
@@ -105,22 +103,8 @@ async def open_once(
     path: Path, server_path: str, cache_dir: str, cold: bool, log: bool = False, wait: float = IDLE_WAIT_S
 ) -> dict:
     """One fresh server opens `path`; the times of its publications until it is idle."""
-    env = {**os.environ, "PYTHONPATH": server_path, "TOKENIZER_LSP_CACHE_DIR": cache_dir}
-    client = LanguageClient("open-bench", "1", protocol_cls=_Recorder, converter_factory=default_converter)
-    client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(lambda params: None)
-    client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)(lambda params: None)
-    await client.start_io(sys.executable, "-m", "tokenizer_lsp", env=env)
-    server = client._server
     lines: list[str] = []
-    drain = asyncio.ensure_future(_drain(server.stderr, lines))
-    try:
-        caps = types.ClientCapabilities(
-            text_document=types.TextDocumentClientCapabilities(
-                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)
-            )
-        )
-        await client.initialize_async(types.InitializeParams(capabilities=caps, process_id=os.getpid()))
-        client.initialized(types.InitializedParams())
+    async with started_server("open-bench", server_path, cache_dir, _Recorder, lines) as client:
         text = path.read_text(encoding="utf-8")
         files = folder_files(path)
         drop_page_cache(files) if cold else warm_page_cache(files)
@@ -133,14 +117,6 @@ async def open_once(
         # False: the set still computing after `wait` s (complete stands, unreachable "-")
         idle = await until_idle(client, wait)
         pubs = [(t - t0, u, v, n, r) for t, u, v, n, r in client.protocol.publications]
-    finally:
-        try:
-            await asyncio.wait_for(client.shutdown_async(None), 10)
-            client.exit(None)
-            await asyncio.wait_for(client.stop(), 10)
-        except Exception:  # noqa: BLE001 (a server that does not stop is killed)
-            server.kill()
-        drain.cancel()
     if log:
         print("\n".join("    " + x for x in lines), file=sys.stderr)
     return timings(pubs, uri, idle)
@@ -162,11 +138,6 @@ def timings(pubs: list[tuple[float, str, int | None, int, int]], uri: str, idle:
             for t, u, v, n, r in pubs
         ],
     }
-
-
-async def _drain(stream, lines: list[str]) -> None:
-    while line := await stream.readline():  # an unread log pipe would fill and block the server
-        lines.append(line.decode(errors="replace").rstrip())
 
 
 FROM_FILE = r"""

@@ -14,7 +14,8 @@ import json
 import os
 import statistics
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,3 +106,50 @@ def write_results(out: Path, results: dict, load_before: tuple, load_after: tupl
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({**head, **results}, indent=2, ensure_ascii=False))
     print(f"wrote {out}")
+
+
+@asynccontextmanager
+async def started_server(
+    name: str, server_path: str, cache_dir: str, protocol_cls=None, lines: list[str] | None = None
+) -> AsyncIterator:
+    """A fresh server (`server_path` first on its PYTHONPATH, its unreachable-set cache in
+    `cache_dir`) initialized by a client that takes versioned diagnostics, as editors do; its
+    log lines go to `lines` (None: read and dropped: an unread log pipe would fill and block
+    the server). Shut down on leaving, killed if it does not stop."""
+    import asyncio
+
+    from lsprotocol import types
+    from pygls.lsp.client import LanguageClient
+    from pygls.protocol import default_converter
+
+    env = {**os.environ, "PYTHONPATH": server_path, "TOKENIZER_LSP_CACHE_DIR": cache_dir}
+    extra = {"protocol_cls": protocol_cls} if protocol_cls is not None else {}
+    client = LanguageClient(name, "1", converter_factory=default_converter, **extra)
+    client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(lambda params: None)
+    client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)(lambda params: None)
+    await client.start_io(sys.executable, "-m", "tokenizer_lsp", env=env)
+    server = client._server
+
+    async def drain() -> None:
+        while line := await server.stderr.readline():
+            if lines is not None:
+                lines.append(line.decode(errors="replace").rstrip())
+
+    draining = asyncio.ensure_future(drain())
+    try:
+        caps = types.ClientCapabilities(
+            text_document=types.TextDocumentClientCapabilities(
+                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)
+            )
+        )
+        await client.initialize_async(types.InitializeParams(capabilities=caps, process_id=os.getpid()))
+        client.initialized(types.InitializedParams())
+        yield client
+    finally:
+        try:
+            await asyncio.wait_for(client.shutdown_async(None), 10)
+            client.exit(None)
+            await asyncio.wait_for(client.stop(), 10)
+        except Exception:  # noqa: BLE001 (a server that does not stop is killed)
+            server.kill()
+        draining.cancel()
