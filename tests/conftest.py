@@ -28,6 +28,45 @@ def unreachable_sets_of_the_run(tmp_path_factory):
         yield
 
 
+@pytest.fixture(scope="module")
+def cli_main_in_process():
+    """For a module that calls `tokenizer_lsp.cli.main` in this process (opted in with
+    `pytestmark = pytest.mark.usefixtures("cli_main_in_process")`): main installs the runtime
+    (checks in forked children) as the command line does, for the rest of the module; once
+    it ends, the plain seams are back for the worker's next module."""
+    from tokenizer_lsp.core import seams
+
+    yield
+    seams.reset()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _process_left_as_found():
+    """A module that plugs the runtime into this process (tokenizer_lsp.runtime.install) must
+    put everything back: left installed, every later module on the worker ran with it (each
+    chat-template check forked a child: 20 s for a 0.4 s module, issue 33)."""
+    import sys
+
+    import pygls.io_
+    from tokenizer_lsp.core import seams
+
+    def state():
+        return (
+            seams.in_child, seams.stages_in_child, seams.splice, seams.release_memory,
+            seams.waited_for, seams.isolated, pygls.io_.json, sys.getswitchinterval(),
+        )  # fmt: skip
+
+    before = state()
+    yield
+    after = state()
+    if after != before:
+        seams.reset()
+        pygls.io_.json = before[6]
+        sys.setswitchinterval(before[7])
+        changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+        pytest.fail(f"the module left process-wide state changed (fields {changed}): undo it in the test")
+
+
 _importorskip = pytest.importorskip
 
 

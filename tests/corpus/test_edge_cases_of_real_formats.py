@@ -23,6 +23,8 @@ from tokenizer_lsp.lsp.render.hover import hover_markdown
 
 from tests.conftest import corpus_file
 
+pytestmark = pytest.mark.usefixtures("cli_main_in_process")  # cli.main installs the runtime
+
 BASE = {"a": 0, "b": 1, "ab": 2, "Ġ": 3, "Ġa": 4}
 
 

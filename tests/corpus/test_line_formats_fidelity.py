@@ -36,6 +36,8 @@ from tokenizers import Tokenizer  # noqa: E402
 
 from tests.conftest import corpus_file, gpt2_bytes_to_unicode
 
+pytestmark = pytest.mark.usefixtures("cli_main_in_process")  # cli.main installs the runtime
+
 # ---- helpers: tiktoken itself ------------------------------------------------------------
 
 

@@ -22,7 +22,7 @@ from tests.lsp.harness import capabilities, share_session
 
 # a corpus file's unreachable-token set, which nothing here looks at: computed once a run
 # (tests/conftest.py unreachable_sets_of_the_run)
-pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run", "cli_main_in_process")
 
 FOLDERS = ("qwen3", "llama3", "gemma3", "llama2")
 

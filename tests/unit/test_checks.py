@@ -6,6 +6,8 @@ import pytest
 from tokenizer_lsp.cli import main as cli
 from tokenizer_lsp.core.index.files import index_file
 
+pytestmark = pytest.mark.usefixtures("cli_main_in_process")  # cli.main installs the runtime
+
 
 def tokenizer(vocab, merges=(), added=(), pairs=True, byte_level=True):
     return {

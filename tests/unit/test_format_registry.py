@@ -16,6 +16,8 @@ import pytest
 from tokenizer_lsp.cli import main as cli
 from tokenizer_lsp.core.formats import registry
 
+pytestmark = pytest.mark.usefixtures("cli_main_in_process")  # cli.main installs the runtime
+
 ROOT = Path(__file__).resolve().parents[2]
 RULES = json.loads((ROOT / "server/tokenizer_lsp/core/detect_rules.json").read_text(encoding="utf-8"))
 

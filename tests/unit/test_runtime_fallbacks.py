@@ -429,6 +429,11 @@ def test_core_gives_the_same_results_with_and_without_the_runtime(monkeypatch):
 
     tuned = []
     monkeypatch.setattr(malloc, "tune_malloc", lambda *a: tuned.append(a) or True)  # not for this process
+    # what install() changes for the whole process, put back after the test: the worker's
+    # later tests must not run with the server's pygls JSON shim or switch interval
+    monkeypatch.setattr(pygls.io_, "json", pygls.io_.json)
+    interval = sys.getswitchinterval()
+    monkeypatch.setattr(seams, "isolated", seams.isolated)  # also if an assertion below fails
     runtime.install(serving=True)
     assert (seams.in_child, seams.splice, seams.release_memory) == (
         Forked,
@@ -443,8 +448,11 @@ def test_core_gives_the_same_results_with_and_without_the_runtime(monkeypatch):
     assert seams.release_memory() is None
     assert installed == plain
 
+    assert seams.isolated is forked.isolated
     seams.reset()
+    sys.setswitchinterval(interval)
     assert (seams.in_child, seams.splice, seams.release_memory) == (seams.InProcess, seams.plain_splice, seams.no_op)
+    assert seams.isolated is seams.plain_isolated  # each later chat-template check would fork
     before = len(FORKS)
     assert apply_changes(data, edit, "utf-16") == plain[1]
     assert len(FORKS) == before

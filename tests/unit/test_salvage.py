@@ -20,6 +20,8 @@ from tokenizer_lsp.lsp.settings import Settings
 
 from tests.conftest import corpus_file
 
+pytestmark = pytest.mark.usefixtures("cli_main_in_process")  # cli.main installs the runtime
+
 
 def tokenizer(vocab, merges=(), added=(), byte_level=True):
     return {

@@ -135,16 +135,20 @@ release_memory: Callable[[], None] = no_op
 waited_for: Callable[[], AbstractContextManager] = nullcontext
 
 
-def reset() -> None:
-    """Back to the plain reference behaviour (tests)."""
-    global in_child, stages_in_child, splice, release_memory, waited_for
-    in_child, stages_in_child, splice, release_memory = InProcess, InProcessStages, plain_splice, no_op
-    waited_for = nullcontext
-
-
-def isolated(fn: Callable[..., Any], *args: Any) -> Any:
+def plain_isolated(fn: Callable[..., Any], *args: Any) -> Any:
     """Run untrusted work (a chat template's renders) where a runaway cannot stall the
     caller's other work. The default runs it here: the sandbox's own deadline still stops
     it. The server replaces it (runtime.forked.isolated) with a forked child, so a template
     that loops for its whole deadline never holds the server's interpreter."""
     return fn(*args)
+
+
+isolated: Callable[..., Any] = plain_isolated
+
+
+def reset() -> None:
+    """Back to the plain reference behaviour (tests): every seam, `isolated` included (left
+    forked, each later chat-template check in the process paid a fork)."""
+    global in_child, stages_in_child, splice, release_memory, waited_for, isolated
+    in_child, stages_in_child, splice, release_memory = InProcess, InProcessStages, plain_splice, no_op
+    waited_for, isolated = nullcontext, plain_isolated
