@@ -20,6 +20,9 @@ import pytest
 
 from tests.conftest import corpus_file
 
+# never reads unreachable-token findings: each file's set computed once a run (conftest.py)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 ELLIPSIS = "\u2026"
 
 

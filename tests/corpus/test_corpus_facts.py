@@ -16,6 +16,9 @@ from tokenizer_lsp.core.index.files import index_file
 
 from tests.conftest import corpus_file
 
+# never reads unreachable-token findings: each file's set computed once a run (conftest.py)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 
 @functools.lru_cache(maxsize=1)
 def indexed(rel: str) -> SimpleNamespace:

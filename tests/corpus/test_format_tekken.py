@@ -22,6 +22,9 @@ from tokenizer_lsp.core.index.files import index_file
 
 from tests.conftest import CORPUS
 
+# never reads unreachable-token findings: each file's set computed once a run (conftest.py)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 Tekkenizer = tekken.Tekkenizer
 
 TEXTS = [

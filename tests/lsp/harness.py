@@ -109,15 +109,30 @@ def share_session(prepare, key):
         _forget_records(client)
         yield client
         if client.error is None and client._server.returncode is None:
-            for uri in sorted(client.open_documents):
+            for uri in sorted(client.open_documents - client.kept_open.keys()):
                 client.text_document_did_close(types.DidCloseTextDocumentParams(ident(uri)))
             await wait_idle(client)  # the closes' empty publications are read before the next test
 
     return fixture
 
 
+async def open_kept(client: LanguageClient, path, language: str = "json") -> tuple[str, str]:
+    """(uri, text) of a large file that several tests of a module only read: opened by the
+    first that asks and left open for the others (share_session closes every other
+    document after each test), so the server indexes it once a module, not once a test."""
+    uri = path.as_uri()
+    if uri not in client.kept_open:
+        text = path.read_text(encoding="utf-8")
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text))
+        )
+        client.kept_open[uri] = text
+    return uri, client.kept_open[uri]
+
+
 def _track_open_documents(client: LanguageClient) -> None:
     client.open_documents = set()
+    client.kept_open = {}  # uri -> text (open_kept)
     did_open, did_close = client.text_document_did_open, client.text_document_did_close
 
     def opening(params):

@@ -12,6 +12,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.conftest import corpus_file, gpt2_byte_of
+from tests.lsp.harness import open_kept
 from tests.lsp.harness import shared_navigation_client as client  # noqa: F401 (one server for the module)
 
 # a corpus file's unreachable-token set, which nothing here looks at: computed once a run
@@ -68,6 +69,8 @@ def key_range(text: str, token: str, after: int = 0):
 
 
 async def open_file(client: LanguageClient, path: Path, language="json") -> tuple[str, str]:
+    if path.name == "tokenizer.json" and path.parent.name == "qwen3":  # read by three tests, indexed once
+        return await open_kept(client, path, language)
     text = path.read_text(encoding="utf-8")
     uri = path.as_uri()
     client.text_document_did_open(
@@ -187,7 +190,7 @@ async def test_symbols_on_a_one_line_vocab_and_a_tiktoken_file(client: LanguageC
     turi, ttext = await open_file(client, ranks, "plaintext")
     for _ in range(400):  # navigation lookups come after the diagnostics and hovers
         found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="#262"))
-        if found and len(found) == 2:
+        if found and {uri, turi} <= {s.location.uri for s in found}:  # (qwen3 may be open too)
             break
         await asyncio.sleep(0.05)
     by_uri = {s.location.uri: s for s in found}

@@ -30,6 +30,9 @@ from tests.lsp.test_references_fast import (
     nav_of,
 )
 
+# never reads unreachable-token findings: each file's set computed once a run (conftest.py)
+pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
+
 # ---- small files written here -----------------------------------------------------------
 
 BASE = ["a", "b", "▁", '"', "\\", "\n", "\t", "é", "😀", "/", "\x01", "ü"]
