@@ -14,6 +14,7 @@ import struct
 import subprocess
 import sys
 import tarfile
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -107,10 +108,16 @@ def test_encode_equals_llama_cpp_expected_ids(sdist_models, name):
 
 
 def _reader_arrays(path: Path) -> dict:
-    """tokens, types, scores, merges and scalar keys as gguf.GGUFReader reads them."""
+    """tokens, types, scores, merges and scalar keys as gguf.GGUFReader reads them (read
+    once a file: gguf's reader takes seconds on a 50k-token vocabulary; callers only read)."""
+    return _read_arrays(str(path))
+
+
+@cache
+def _read_arrays(path: str) -> dict:
     import gguf
 
-    r = gguf.GGUFReader(str(path))
+    r = gguf.GGUFReader(path)
     out = {}
     for key, f in r.fields.items():
         if f.types and f.types[0] == gguf.GGUFValueType.ARRAY and f.types[-1] == gguf.GGUFValueType.STRING:
