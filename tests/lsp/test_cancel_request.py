@@ -18,8 +18,6 @@ from tests.lsp.harness import change, find, make_fixture, open_doc
 from tests.lsp.test_refusals_in_the_log import log_until
 from tests.lsp_idle import IDLE, answered_idle, wait_idle
 
-# never reads unreachable-token findings: each file's set computed once a run (conftest.py)
-pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
 
 client = make_fixture()
 DIFF = "tokenizer-lsp.diff"

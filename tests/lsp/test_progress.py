@@ -12,8 +12,6 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.conftest import corpus_file
 
-# never reads unreachable-token findings: each file's set computed once a run (conftest.py)
-pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
 
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp", "--stdio"])
 FIVE_MB = 5 * 1024 * 1024
