@@ -14,10 +14,9 @@ from pygls.exceptions import JsonRpcContentModified, JsonRpcException, JsonRpcRe
 from pytest_lsp import LanguageClient
 
 from tests.conftest import corpus_file, process_state
-from tests.lsp.harness import change, find, make_fixture, open_doc
+from tests.lsp.harness import change, diagnostics_for_version, find, make_fixture, open_doc
 from tests.lsp.test_refusals_in_the_log import log_until
 from tests.lsp_idle import IDLE, answered_idle, wait_idle
-
 
 client = make_fixture()
 DIFF = "tokenizer-lsp.diff"
@@ -88,7 +87,10 @@ async def test_a_newer_version_cancels_a_command_that_read_the_older(client: Lan
     with pytest.raises(JsonRpcException) as e:  # pygls' client knows no class for this code
         await stale
     assert e.value.code == JsonRpcContentModified.CODE  # -32801, LSP's ContentModified
-    # the command asked again reads the new version
+    # the command asked again reads the new version (once it is indexed: a command waits
+    # at most 5 s for an index under way, then answers the last one, and on a loaded
+    # machine this one took 7 s; session.SETTLE_S)
+    await diagnostics_for_version(client, uri, 2)
     stats = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="tokenizer-lsp.stats", arguments=[uri])
     )
