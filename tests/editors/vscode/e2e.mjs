@@ -31,8 +31,8 @@
 // hovers with its id and bytes.
 // Set-up and shared helpers: harness.mjs (code-server, browser, check()) and harness-ui.mjs.
 // E2E_ONLY=name,name runs some of them; each check sets up what it needs, and leaves open what
-// the next one uses (qwen3 through the command checks; gemma3 from progress-gemma3 to
-// decoded-vocabulary), so that VS Code and the server load an 11-33 MB file once rather than
+// the next one uses (qwen3 through the command checks; gemma3 from progress-gemma3 through
+// convert-merges-gemma3 to decoded-vocabulary), so that VS Code and the server load an 11-33 MB file once rather than
 // once per check.
 // Each check asserts on text a person sees, saves a screenshot in artifacts/vscode/ and prints
 // one line; the run ends with "N passed, N failed" and a non-zero exit status on a failure.
@@ -50,7 +50,7 @@ import {
   setEnumSetting, updateSettings,
 } from './harness-ui.mjs';
 import { binaryChecks } from './checks-binary.mjs';
-import { commandChecks } from './checks-commands.mjs';
+import { commandChecks, gemma3ProgressChecks, gemma3ViewChecks } from './checks-commands.mjs';
 import { fixChecks } from './checks-fixes.mjs';
 import { navigationChecks } from './checks-navigation.mjs';
 
@@ -555,4 +555,7 @@ async function main() {
   });
 }
 
-await run(main, navigationChecks, commandChecks, fixChecks, binaryChecks);
+// gemma3 is opened once for the three checks on it: its progress, the conversion of its merges
+// (VS Code colours the 33 MB meanwhile; a file opened again is coloured again, 30-50 s), then
+// its decoded vocabulary
+await run(main, navigationChecks, commandChecks, gemma3ProgressChecks, fixChecks, gemma3ViewChecks, binaryChecks);
