@@ -10,6 +10,8 @@
 #   TOKENIZER_LSP_E2E_CACHE  where code-server is installed (default: $HOME/.cache/tokenizer-lsp-e2e)
 #   E2E_TRACE              tokenizerLsp.trace.server for the run: off|messages|verbose (default messages)
 #   E2E_SKIP_SETUP=1       skip apt/code-server/npm installs (they are skipped anyway when done)
+#   E2E_SETUP_ONLY=1       install and package, run no check (.ci/run: the installs alone, so that
+#                          the checks can run beside other parts without two apt-gets at once)
 #
 # Installs what it needs (Debian packages, code-server into the cache, the repo's npm packages),
 # builds and packages the .vsix, then runs tests/editors/vscode/e2e.mjs, which prints one line per check
@@ -121,6 +123,7 @@ export TOKENIZER_LSP_VSIX="$ROOT/tokenizer-lsp.vsix"
 [[ -s "$TOKENIZER_LSP_VSIX" ]] || { echo "vscode-e2e: packaging produced no $TOKENIZER_LSP_VSIX" >&2; exit 2; }
 
 step "setup took $(($(date +%s) - START)) s; running the checks"
+[[ "${E2E_SETUP_ONLY:-0}" == 1 ]] && exit 0
 
 # ---- 5. the checks ----------------------------------------------------------------------------------
 status=0
