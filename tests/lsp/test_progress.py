@@ -12,7 +12,6 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.conftest import corpus_file
 
-
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "tokenizer_lsp", "--stdio"])
 FIVE_MB = 5 * 1024 * 1024
 
