@@ -7,6 +7,22 @@ from tokenizer_lsp.core.index.files import index_file
 
 from tests.conftest import corpus_file
 
+
+@pytest.fixture(scope="module")
+def indexed():
+    """index_file of a corpus file, built once a module: the tests here only read it (an index
+    is never rewritten once built) and a large file's build costs 1-3 CPU-s (issue 33)."""
+    built = {}
+
+    def get(rel: str):
+        if rel not in built:
+            built[rel] = index_file(str(corpus_file(rel)))
+        return built[rel]
+
+    yield get
+    built.clear()
+
+
 FRAGMENTS = {
     "qwen3/tokenizer.json": 1448,
     "llama3/tokenizer.json": 1352,
@@ -20,8 +36,8 @@ FRAGMENTS = {
 
 
 @pytest.mark.parametrize("rel,count", FRAGMENTS.items())
-def test_fragment_counts_and_no_false_errors(rel, count):
-    idx = index_file(str(corpus_file(rel)))
+def test_fragment_counts_and_no_false_errors(rel, count, indexed):
+    idx = indexed(rel)
     codes = [f.code for f in idx.findings]
     assert codes.count("utf8-fragment") == count
     assert [f for f in idx.findings if f.severity in ("error", "warning")] == []
@@ -31,15 +47,15 @@ def test_fragment_counts_and_no_false_errors(rel, count):
 
 
 @pytest.mark.parametrize("rel", ["gpt2-openai/vocab.bpe", "whisper-gpt2/merges.txt"])
-def test_merges_files_against_their_vocab(rel):
-    idx = index_file(str(corpus_file(rel)))
+def test_merges_files_against_their_vocab(rel, indexed):
+    idx = indexed(rel)
     assert idx.format == "merges.txt" and len(idx.merges()) == 50000
     assert len(idx.vocab.tokens) == 50257  # the encoder.json / vocab.json beside it
     assert idx.findings == []
 
 
-def test_qwen3_forall_and_ranges():
-    idx = index_file(str(corpus_file("qwen3/tokenizer.json")))
+def test_qwen3_forall_and_ranges(indexed):
+    idx = indexed("qwen3/tokenizer.json")
     v = idx.vocab
     assert v.scheme is Scheme.BYTE_LEVEL and len(v.tokens) == 151643 and len(idx.merges()) == 151387
     assert v.decode("âĪ").data == bytes.fromhex("e288")
@@ -52,16 +68,16 @@ def test_qwen3_forall_and_ranges():
     assert sum("Ċ" in t for t in v.tokens) == 2178 and sum("ĉ" in t for t in v.tokens) == 1373
 
 
-def test_qwen3_fragment_shapes():
-    idx = index_file(str(corpus_file("qwen3/tokenizer.json")))
+def test_qwen3_fragment_shapes(indexed):
+    idx = indexed("qwen3/tokenizer.json")
     kinds = [r["utf8"] for r in decoded_rows(idx) if r["utf8"] != "valid"]
     # 1255 end mid-character; 193 start with a byte that cannot start a character
     assert kinds.count("incomplete") == 1255
     assert kinds.count("continuation") + kinds.count("invalid") == 193
 
 
-def test_gemma3_sentencepiece():
-    idx = index_file(str(corpus_file("gemma3/tokenizer.json")))
+def test_gemma3_sentencepiece(indexed):
+    idx = indexed("gemma3/tokenizer.json")
     v = idx.vocab
     assert v.scheme is Scheme.SENTENCEPIECE and len(v.tokens) == 262144
     assert v.decode("<0xE2>").data == b"\xe2" and v.decode("▁the").text == " the"
@@ -69,17 +85,16 @@ def test_gemma3_sentencepiece():
     assert idx.data[idx.findings[0].start : idx.findings[0].end] == b'"<0x80>"'
 
 
-def test_llama3_emoji_tokens():
-    idx = index_file(str(corpus_file("llama3/tokenizer.json")))
+def test_llama3_emoji_tokens(indexed):
+    idx = indexed("llama3/tokenizer.json")
     v = idx.vocab
     assert v.ignore_merges and "ĠðŁĳ" in v.tokens and "ĭ" in v.tokens
     assert (v.decode("ĠðŁĳ").data + v.decode("ĭ").data).decode() == " 👋"
     assert len(v.added) == 256 and min(v.added.values()) == 128000
 
 
-def test_encoder_json_escapes_positions():
-    path = corpus_file("gpt2-openai/encoder.json")
-    idx = index_file(str(path))
+def test_encoder_json_escapes_positions(indexed):
+    idx = indexed("gpt2-openai/encoder.json")
     assert idx.format == "vocab.json" and idx.lines.line_count == 1
     first = idx.findings[0]
     # the literal is written with \\u escapes in this pure-ASCII file
@@ -87,8 +102,8 @@ def test_encoder_json_escapes_positions():
     assert idx.vocab.decode("\u00a1").data == b"\xa1"
 
 
-def test_decode_rows_cover_vocab_then_added():
-    idx = index_file(str(corpus_file("llama3/tokenizer.json")))
+def test_decode_rows_cover_vocab_then_added(indexed):
+    idx = indexed("llama3/tokenizer.json")
     rows = list(decoded_rows(idx))
     assert len(rows) == 128000 + 256
     assert rows[-1]["kind"] == "special" and rows[-1]["id"] == 128255
@@ -103,8 +118,8 @@ def test_decode_rows_cover_vocab_then_added():
     }
 
 
-def test_tiktoken_rows():
-    idx = index_file(str(corpus_file("openai-tiktoken/o200k_base.tiktoken")))
+def test_tiktoken_rows(indexed):
+    idx = indexed("openai-tiktoken/o200k_base.tiktoken")
     rows = list(decoded_rows(idx))
     assert len(rows) == 199998
     assert rows[0] == {"id": 0, "token": "IQ==", "bytes": "21", "text": "!", "utf8": "valid", "kind": "byte-level"}
@@ -140,16 +155,17 @@ def test_merges_checked_apart_agree_with_one_parse(rel, monkeypatch):
     # a syntax error inside the merges: the same json-syntax finding at the same place
     mid = data.index(b",\n", len(data) - len(data) // 5) + 1  # between two merges
     cut = data[:mid] + b"@" + data[mid:]
-    assert _findings(cut, str(path), True, monkeypatch) == _findings(cut, str(path), False, monkeypatch)
-    assert _findings(cut, str(path), True, monkeypatch)[0][0] == "json-syntax"
+    apart = _findings(cut, str(path), True, monkeypatch)
+    assert apart == _findings(cut, str(path), False, monkeypatch)
+    assert apart[0][0] == "json-syntax"
 
 
-def test_lookups_after_compaction_agree_with_the_parsed_vocab():
+def test_lookups_after_compaction_agree_with_the_parsed_vocab(indexed):
     import orjson
     from tokenizer_lsp.core.compact_vocab import CompactTokens
 
     path = corpus_file("qwen3/tokenizer.json")
-    idx = index_file(str(path))
+    idx = indexed("qwen3/tokenizer.json")
     idx.prepare_lookups()
     tokens = idx.vocab.tokens
     assert isinstance(tokens, CompactTokens)  # the 151k-entry dict is gone
