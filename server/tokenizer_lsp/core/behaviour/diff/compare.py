@@ -14,6 +14,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from operator import methodcaller
 
+from ...decoding.display import visible_text
 from ...index.document import collector_paused
 from .flat import added_at, converted_pair, split_added
 from .sides import SECTIONS, Side
@@ -208,10 +209,8 @@ def _keyed(old: Side, new: Side) -> tuple[dict, dict, dict, dict]:
     same way, else by their bytes (a tokenizer.json against a .tiktoken). Also key -> stored."""
     if old.scheme == new.scheme:
         return old.vocab, new.vocab, {}, {}
-    ko = {old.bytes_of(t): i for t, i in old.vocab.items()}
-    kn = {new.bytes_of(t): i for t, i in new.vocab.items()}
-    so = {old.bytes_of(t): t for t in old.vocab}
-    sn = {new.bytes_of(t): t for t in new.vocab}
+    ko, so = old.by_bytes()
+    kn, sn = new.by_bytes()
     return ko, kn, so, sn
 
 
@@ -230,8 +229,9 @@ def _vocab(old: Side, new: Side) -> dict:
         return out
 
     def show(side: Side, stored: dict, key) -> dict:
-        token = stored.get(key, key)
-        return {"token": token, "text": side.text_of(token)}
+        if stored:  # keyed by bytes: the key is what the token stands for, decoded already
+            return {"token": stored.get(key, key), "text": visible_text(key)}
+        return {"token": key, "text": side.text_of(key)}
 
     flat = converted_pair(old, new)
     held = added_at(flat) if flat is not None else {}  # a GGUF's added tokens: content -> id

@@ -64,6 +64,17 @@ class Side:
             return self.token_bytes[token]
         return decode_token(token, self.scheme, False, self.subword_prefix, self.word_suffix).data
 
+    def by_bytes(self) -> tuple[dict[bytes, int], dict[bytes, str]]:
+        """The vocabulary keyed by what each token stands for: bytes -> id and bytes ->
+        stored form, each token decoded once (a pass over o200k's 200k costs seconds)."""
+        keyed: dict[bytes, int] = {}
+        stored: dict[bytes, str] = {}
+        for token, i in (self.vocab or {}).items():
+            b = self.bytes_of(token)
+            keyed[b] = i
+            stored[b] = token
+        return keyed, stored
+
 
 # ---- reading ---------------------------------------------------------------------------
 
