@@ -7,6 +7,7 @@ imports. The expected values come from the engines in this test process (everyth
 installed)."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -59,7 +60,7 @@ BLOCKER = textwrap.dedent("""
 """)
 
 
-def run_blocked(code: str) -> subprocess.CompletedProcess:
+def run_blocked(code: str, env: dict | None = None) -> subprocess.CompletedProcess:
     blocked = sorted(m for dist in NEVER_IMPORTED for m in MODULES[dist])
     return subprocess.run(
         [sys.executable, "-c", BLOCKER.format(blocked=blocked) + textwrap.dedent(code)],
@@ -67,6 +68,7 @@ def run_blocked(code: str) -> subprocess.CompletedProcess:
         text=True,
         timeout=600,
         check=False,
+        env=env,
     )
 
 
@@ -104,8 +106,11 @@ def test_cli_paths_run_without_them(tmp_path):
         blocked = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED)
         print(json.dumps({{"out": out, "imported": blocked}}))
     """
-    p = run_blocked(code)
+    # the unreachable-token cache on, as in a default install: check computes and stores each
+    # set, stats reads it back (both paths run without the left-out distributions)
+    p = run_blocked(code, env={**os.environ, "TOKENIZER_LSP_CACHE_DIR": str(tmp_path / "cache")})
     assert p.returncode == 0, p.stderr[-3000:]
+    assert len(list((tmp_path / "cache").rglob("*"))) >= 3  # check stored what stats read
     res = json.loads(p.stdout.strip().splitlines()[-1])
     assert res["imported"] == []
     out = res["out"]
