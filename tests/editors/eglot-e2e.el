@@ -305,13 +305,13 @@ Returns (OK . DETAIL)."
           (setq first (e2e--wait-view))
           (e2e--wait #'eglot-current-server)  ; eglot attaches to the view once it holds text
           (cons (and (eq major-mode 'tokenizer-decoded-mode) (eglot-current-server)
-                     (string-prefix-p (concat "# tokenizer-lsp decoded view of " model) first)
+                     (string-prefix-p (concat "# tokenizer-lsp decoded view of " (file-truename model)) first)
                      buffer-read-only (not (buffer-modified-p))
                      (= (count-lines (point-min) (point-max))
                         (+ (plist-get facts :header_lines) (plist-get facts :size))))
                 (format "mode %s, eglot %s, header %s, read-only %s, modified %s, %d lines (want %d + %d); line 1: %s"
                         major-mode (and (eglot-current-server) t)
-                        (string-prefix-p (concat "# tokenizer-lsp decoded view of " model) first)
+                        (string-prefix-p (concat "# tokenizer-lsp decoded view of " (file-truename model)) first)
                         buffer-read-only (buffer-modified-p) (count-lines (point-min) (point-max))
                         (plist-get facts :header_lines) (plist-get facts :size) (e2e--short first 100)))))
       (when (buffer-live-p buf)
