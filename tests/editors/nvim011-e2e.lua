@@ -374,8 +374,12 @@ end
 -- pieces 0x80-0xFF (sentencepiece's is_byte)
 local function check_model(buf, spec, name, client)
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  -- the header names the file as given or by its resolved path (Neovim names a file behind a
+  -- symlinked folder, such as ../shared linked beside a fresh clone, by where it resolves)
+  local header = lines[1] or ''
+  local function names(path) return header:find('# tokenizer-lsp decoded view of ' .. path, 1, true) == 1 end
   report(name .. ': the buffer is the decoded view, read-only and never written',
-    (lines[1] or ''):find('# tokenizer-lsp decoded view of ' .. spec.path, 1, true) == 1
+    (names(spec.path) or names(vim.uv.fs_realpath(spec.path) or spec.path))
       and vim.bo[buf].buftype == 'nofile' and not vim.bo[buf].modifiable and not vim.bo[buf].modified
       and #lines == spec.header_lines + spec.size,
     string.format('%d lines (want %d header + %d rows), buftype %s, modifiable %s; line 1: %s', #lines,
