@@ -63,6 +63,10 @@ class Playground:
         return status == 200 and isinstance(json.loads(body), list)
 
 
+def _terminal_signals() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(paths: list[str], *extra: str) -> Playground:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "server") + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen(
@@ -72,6 +76,9 @@ def start(paths: list[str], *extra: str) -> Playground:
         text=True,
         env=env,
         cwd=ROOT,
+        # as started from a terminal, where Ctrl-C is SIGINT's default: a pytest started in the
+        # background by a script (`pytest &`) ignores SIGINT, and a child inherits that
+        preexec_fn=_terminal_signals,
     )
     lines = []
     deadline = time.monotonic() + 120

@@ -76,7 +76,7 @@ class Scheduler:
         self.navigation.forget(doc)
         self.unreachable.forget(doc)
         self.publisher.closed(doc)
-        self.vocabulary_changed(doc.path)  # the merges beside it now read the file
+        self.folder.vocabulary_changed(doc.path, closed=True)  # the merges beside it now read the file
 
     def vocabulary_changed(self, path: str | None) -> None:
         self.folder.vocabulary_changed(path)

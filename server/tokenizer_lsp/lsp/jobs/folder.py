@@ -70,21 +70,23 @@ class FolderChecks:
         finally:
             self._preparing -= 1
 
-    def vocabulary_changed(self, path: str | None, opened: bool = False) -> None:
+    def vocabulary_changed(self, path: str | None, opened: bool = False, closed: bool = False) -> None:
         """A vocab.json or encoder.json changed (edited, closed, or on disk): the merges
-        files beside it are checked again against it. `opened`: its first index (at once)."""
-        self.configs_changed(path, opened)
+        files beside it are checked again against it. `opened`: its first index (at once);
+        `closed`: the editor closed it (at once too: no more keystrokes to wait for)."""
+        self.configs_changed(path, opened, closed)
         if not path or os.path.basename(path) not in VOCAB_NAMES:
             return
         for doc in self.session.others_in_folder(path):
             if doc.served.index is not None and doc.served.index.format == "merges.txt":
                 self.reindex(doc)
 
-    def configs_changed(self, path: str | None, opened: bool = False) -> None:
+    def configs_changed(self, path: str | None, opened: bool = False, closed: bool = False) -> None:
         """A tokenizer file or a model config file changed: the open config files beside it
         are checked again (a config's ids are held to the tokens another one names).
-        `opened`: a tokenizer file's first index, whose folder is checked without waiting
-        for edits to settle."""
+        `opened`: a tokenizer file's first index, `closed`: the editor closed it; either way
+        its folder is checked without waiting for edits to settle (the settle time is for
+        typing: a close is one change, and the configs read the file on disk from now on)."""
         if not path or not (is_config_name(path) or os.path.basename(path) in TOKENIZER_NAMES):
             return
         if is_config_name(path):
@@ -96,7 +98,7 @@ class FolderChecks:
         old = self._timers.pop(folder, None)
         if old is not None:
             old.cancel()
-        delay = 0 if opened or is_config_name(path) else CONFIG_SETTLE_S
+        delay = 0 if opened or closed or is_config_name(path) else CONFIG_SETTLE_S
         self._timers[folder] = asyncio.get_running_loop().call_later(delay, self._recheck, folder, path, opened)
 
     def _recheck(self, folder: str, path: str, opened: bool = False) -> None:
