@@ -102,6 +102,30 @@ def test_a_folder_works_for_every_command(command):
     assert out.strip()
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_reader_that_stops_early_gets_no_traceback(command):
+    """`tokenizer-lsp stats ... | head`: the reader has gone before the output is written
+    (its end of the pipe closed here first). The command stops quietly with the exit status
+    it has with a reader; stats and diff printed a BrokenPipeError traceback."""
+    code, out, _ = run_each(command, EXAMPLE, other=GPT2_STYLE)
+    assert out.strip()
+    args = {"encode": ["encode", EXAMPLE, "Hello world"], "diff": ["diff", GPT2_STYLE, EXAMPLE]}.get(
+        command, [command, EXAMPLE] + (["--no-unreachable"] if command == "stats" else [])
+    )
+    if command == "check":
+        args += ["--severity", "unreachable-token=off"]
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        p = subprocess.run(
+            [sys.executable, "-m", "tokenizer_lsp", *map(str, args)], stdout=write, stderr=subprocess.PIPE
+        )
+    finally:
+        os.close(write)
+    assert b"Traceback" not in p.stderr and b"BrokenPipe" not in p.stderr, p.stderr.decode()[-800:]
+    assert p.returncode == code
+
+
 def test_a_folder_is_read_as_its_tokenizer_file():
     """`decode DIR` is `decode DIR/vocab.json` (the pair's vocabulary), row for row."""
     folder = cli("decode", GPT2_STYLE, "--format", "jsonl")[1]

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import sys
+
+
+def write_out(text: str) -> None:
+    """A command's whole output to stdout; a reader that stops early (`stats ... | head`)
+    is normal use: the rest is dropped without a traceback, the exit status stays."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def err(msg: str) -> None:

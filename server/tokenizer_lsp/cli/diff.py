@@ -6,8 +6,6 @@ encodings of the text are compared as well.
 
 from __future__ import annotations
 
-import sys
-
 import orjson
 
 from ..core.behaviour.diff.compare import compare, with_text
@@ -15,7 +13,7 @@ from ..core.behaviour.diff.report import render
 from ..core.behaviour.diff.sides import DiffError, read_side
 from ..core.behaviour.load import read_with_companion
 from .common import err as _err
-from .common import load_failure_status, main_tokenizer_file
+from .common import load_failure_status, main_tokenizer_file, write_out
 from .progress import progress
 from .report import FAILED
 
@@ -55,9 +53,9 @@ def run(args) -> int:
             return _failure_status(e, old_path, new_path)
         with_text(d, args.text, oi, ni, ot, nt)
     if args.format == "json":
-        sys.stdout.write(orjson.dumps(d, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
+        write_out(orjson.dumps(d, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
     else:
-        sys.stdout.write(render(d) + "\n")
+        write_out(render(d) + "\n")
     return 0 if d["same"] else 1
 
 

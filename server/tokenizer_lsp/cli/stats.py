@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-
 import orjson
 
 from ..core.behaviour.stats import render, summarize
 from ..core.model_folder.folder import tokenizer_paths
 from . import tables
 from .common import err as _err
-from .common import say_malformed_lines, syntax_error_line, tokenizer_index
+from .common import say_malformed_lines, syntax_error_line, tokenizer_index, write_out
 from .progress import progress
 from .report import exit_status
 
@@ -74,11 +72,9 @@ def run(args) -> int:
                 unreachable, why = _unreachable(path, args.pattern)
             results.append((path, summarize(idx, unreachable, why)))
     if args.format == "json":
-        sys.stdout.write(
-            orjson.dumps([{"path": p, **s} for p, s in results], option=orjson.OPT_INDENT_2).decode() + "\n"
-        )
+        write_out(orjson.dumps([{"path": p, **s} for p, s in results], option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        sys.stdout.write(
+        write_out(
             "\n\n".join((tables.render_stats if "piece_types" in s else render)(s, p) for p, s in results)
             + ("\n" if results else "")
         )

@@ -109,7 +109,7 @@ def _merge_count(idx, v) -> int | None:
         return None  # the file lists none (tiktoken: its ranks imply them)
     if idx.format == "merges.txt" or v.merges is not None:
         return len(v.merges or [])
-    count = getattr(idx.doc, "merge_count", 0)
+    count = getattr(idx.doc, "merge_count", 0) or getattr(idx.doc, "checked_merge_count", 0)
     if count or idx.lookups_ready:
         return count
     return len(idx.merges())

@@ -113,6 +113,7 @@ def _pending_deferred(doc, fragments: bool) -> list[PendingFinding]:
     if first is None or not parsed_ok:
         raise orjson.JSONDecodeError("model.merges is not valid JSON", "", 0)
     done, count = first
+    doc.__dict__["checked_merge_count"] = count + local
     for span, base in flagged:  # rare: messages name ranks, so check again with the right ones
         done += checks.merge_findings(v, count + base, merges=doc._parse_merge_chunk(span))
     return out + done
