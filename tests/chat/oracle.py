@@ -4,7 +4,6 @@ and `render_jinja_template`, the function it renders with). Never imported by th
 from __future__ import annotations
 
 import copy
-import functools
 import os
 import shutil
 
@@ -12,11 +11,35 @@ os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 
-@functools.lru_cache(maxsize=8)
 def auto_tokenizer(folder: str):
+    """The folder's AutoTokenizer, loaded once for each content of its files: tests write
+    the same folder under new temporary paths (0.4 s a load of qwen3's), and a folder
+    rewritten in place is loaded again."""
+    return _loaded(_contents(folder), folder)
+
+
+def _contents(folder: str) -> tuple:
+    import hashlib
+
+    found = []
+    for root, _, names in sorted(os.walk(folder)):
+        for name in sorted(names):
+            with open(os.path.join(root, name), "rb") as f:  # a linked tokenizer.json: its target's bytes
+                found.append((os.path.relpath(os.path.join(root, name), folder), hashlib.sha1(f.read()).digest()))
+    return tuple(found)
+
+
+_LOADED: dict = {}  # contents -> AutoTokenizer, the last 8
+
+
+def _loaded(contents: tuple, folder: str):
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(folder)
+    if contents not in _LOADED:
+        if len(_LOADED) >= 8:
+            _LOADED.pop(next(iter(_LOADED)))
+        _LOADED[contents] = AutoTokenizer.from_pretrained(folder)
+    return _LOADED[contents]
 
 
 def apply(folder: str, request: dict, **options):

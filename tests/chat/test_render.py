@@ -112,7 +112,6 @@ def test_folder_picks_the_template_transformers_picks(tmp_path):
     (tmp_path / "model" / "chat_template.jinja").write_text("FILE{{ bos_token }}{{ messages[0].content }}\n")
     (tmp_path / "model" / "additional_chat_templates").mkdir()
     (tmp_path / "model" / "additional_chat_templates" / "rag.jinja").write_text("RAG{{ documents | length }}")
-    oracle.auto_tokenizer.cache_clear()
     for req, name in ((chat, None), (tools, None), ({**chat, "documents": [{"title": "t", "text": "x"}]}, "rag")):
         args = ["--template", name] if name else []
         got = cli("render", folder, "--messages", "-", *args, stdin=json.dumps(req).encode())

@@ -15,8 +15,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from tokenizer_lsp.core.chat.chats import standard_chats, with_next_turn
-from transformers import AutoTokenizer
 
+from tests.chat import oracle
 from tests.conftest import corpus_file
 from tests.lsp.harness import capabilities, open_doc
 from tests.lsp.test_chat_template_files import qwen3_folder
@@ -96,7 +96,7 @@ async def stand_in_client(lsp_client: LanguageClient):
 def renders(folder) -> dict[str, str]:
     """What transformers makes of each standard chat (and with one more turn, and with the
     generation prompt) with the folder's template: the text, or the error it raises."""
-    tok = AutoTokenizer.from_pretrained(str(folder))
+    tok = oracle.auto_tokenizer(str(folder))  # loaded once a content of the folder's files
     out = {}
     for name, (_, chat) in standard_chats().items():
         for label, kwargs in (

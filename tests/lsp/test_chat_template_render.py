@@ -13,8 +13,8 @@ import json
 import pytest
 from lsprotocol import types
 from tokenizer_lsp.core.chat.chats import sample, standard_chats
-from transformers import AutoTokenizer
 
+from tests.chat import oracle
 from tests.conftest import corpus_file
 from tests.lsp.harness import hover, open_doc
 from tests.lsp.harness import shared_client as client  # noqa: F401
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
 
 
 def expected(folder, request: dict) -> tuple[str, list[int]]:
-    tok = AutoTokenizer.from_pretrained(str(folder))
+    tok = oracle.auto_tokenizer(str(folder))  # loaded once a content of the folder's files
     rest = {k: v for k, v in request.items() if k != "messages"}
     text = tok.apply_chat_template(request["messages"], tokenize=False, **rest)
     ids = tok.apply_chat_template(request["messages"], tokenize=True, **rest)
@@ -114,7 +114,7 @@ async def test_code_lens_on_the_config_template(client, tmp_path):  # noqa: F811
     lenses = await client.text_document_code_lens_async(
         types.CodeLensParams(types.TextDocumentIdentifier(config.as_uri()))
     )
-    tok = AutoTokenizer.from_pretrained(str(folder))
+    tok = oracle.auto_tokenizer(str(folder))  # loaded once a content of the folder's files
     rejected = []
     for what, chat in standard_chats().values():
         try:

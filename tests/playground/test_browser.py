@@ -47,7 +47,7 @@ def page(browser, side_by_side):
     errors = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.goto(side_by_side.url)
-    pg.wait_for_selector('#text-view .column[data-current="true"]')
+    settle(pg)  # every column, not only the first to answer: a test reads them all at once
     yield pg
     context.close()
     assert errors == []
