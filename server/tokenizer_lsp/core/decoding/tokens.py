@@ -57,30 +57,34 @@ def decode_token(token: str, scheme: Scheme, special: bool = False, prefix: str 
     is a WordPiece vocabulary's continuation prefix (its decoder glues such pieces to the
     previous one, dropping the prefix); `suffix` a BPE model's end-of-word suffix (CLIP's
     `</w>`), which its BPEDecoder turns into a space."""
+    data, kind, continues, ends_word = _decoded(token, scheme, special, prefix, suffix)
+    return Decoded(data, kind, classify(data), continues, ends_word)
+
+
+def token_bytes(token: str, scheme: Scheme, special: bool = False, prefix: str = "", suffix: str = "") -> bytes:
+    """decode_token(...).data, without judging the bytes' UTF-8 shape: what a pass over a
+    whole vocabulary that needs only the bytes pays (stats: gemma3's 262k tokens)."""
+    return _decoded(token, scheme, special, prefix, suffix)[0]
+
+
+def _decoded(token: str, scheme: Scheme, special: bool, prefix: str, suffix: str) -> tuple[bytes, Kind, str, str]:
+    """(bytes, kind, the continuation prefix it carried, the end-of-word suffix it carried)."""
     if suffix and token.endswith(suffix) and len(token) > len(suffix) and not special:
-        d = decode_token(token[: -len(suffix)], scheme, special, prefix)
-        data = d.data + b" "
-        return Decoded(data, d.kind, classify(data), d.continues, suffix)
+        data, kind, continues, _ = _decoded(token[: -len(suffix)], scheme, special, prefix, "")
+        return data + b" ", kind, continues, suffix
     if scheme is Scheme.WORDPIECE and prefix and token.startswith(prefix) and len(token) > len(prefix) and not special:
-        data = token[len(prefix) :].encode("utf-8", "surrogatepass")
-        return Decoded(data, Kind.LITERAL, classify(data), prefix)
+        return token[len(prefix) :].encode("utf-8", "surrogatepass"), Kind.LITERAL, prefix, ""
     if scheme is Scheme.BYTE_LEVEL:
         data = byte_level_decode(token)
         if data is None:  # HF's ByteLevel decoder falls back to the token's own UTF-8
-            data = token.encode("utf-8", "surrogatepass")
-            kind = Kind.SPECIAL if special else Kind.LITERAL
-        else:
-            kind = Kind.SPECIAL if special else Kind.BYTE_LEVEL
-        return Decoded(data, kind, classify(data))
+            return token.encode("utf-8", "surrogatepass"), Kind.SPECIAL if special else Kind.LITERAL, "", ""
+        return data, Kind.SPECIAL if special else Kind.BYTE_LEVEL, "", ""
     if scheme is Scheme.SENTENCEPIECE:
         b = sp_byte(token)
         if b is not None:
-            data = bytes([b])
-            return Decoded(data, Kind.BYTE_FALLBACK, classify(data))
+            return bytes([b]), Kind.BYTE_FALLBACK, "", ""
         data = token.replace(SP_SPACE, " ").encode("utf-8", "surrogatepass")
-        return Decoded(data, Kind.SPECIAL if special else Kind.LITERAL, classify(data))
+        return data, Kind.SPECIAL if special else Kind.LITERAL, "", ""
     if scheme is Scheme.RAW_BYTES:
-        data = base64.b64decode(token, validate=True)
-        return Decoded(data, Kind.BYTE_LEVEL, classify(data))
-    data = token.encode("utf-8", "surrogatepass")
-    return Decoded(data, Kind.SPECIAL if special else Kind.LITERAL, classify(data))
+        return base64.b64decode(token, validate=True), Kind.BYTE_LEVEL, "", ""
+    return token.encode("utf-8", "surrogatepass"), Kind.SPECIAL if special else Kind.LITERAL, "", ""
