@@ -6,15 +6,25 @@ import os
 import sys
 
 
-def write_out(text: str) -> None:
-    """A command's whole output to stdout; a reader that stops early (`stats ... | head`)
-    is normal use: the rest is dropped without a traceback, the exit status stays."""
+def write_out(out: str | bytes) -> None:
+    """A command's whole output to stdout (bytes as they are); a reader that stops early
+    (`stats ... | head`) is normal use: the rest is dropped without a traceback, the exit
+    status stays."""
     try:
-        sys.stdout.write(text)
+        if isinstance(out, bytes):
+            sys.stdout.buffer.write(out)
+        else:
+            sys.stdout.write(out)
         sys.stdout.flush()
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        stop_writing()
+
+
+def stop_writing() -> None:
+    """After a BrokenPipeError on stdout: what is still buffered goes nowhere, so flushing
+    it at exit raises nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def err(msg: str) -> None:

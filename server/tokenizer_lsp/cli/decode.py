@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import orjson
 
 from ..core.decoding.listing import decoded_rows, text_row
 from .common import err as _err
-from .common import main_tokenizer_file, say_malformed_lines, syntax_error_line, tokenizer_index
+from .common import main_tokenizer_file, say_malformed_lines, stop_writing, syntax_error_line, tokenizer_index
 from .progress import progress
 from .report import FAILED, FINDINGS
 
@@ -50,8 +49,7 @@ def run(args) -> int:
                 _flush(batch, write)
         _flush(batch, write)
     except BrokenPipeError:  # `decode ... | head` is normal use: stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        stop_writing()
         return status
     return status
 

@@ -9,7 +9,7 @@ import sys
 import orjson
 
 from .common import err as _err
-from .common import load_failure_status, main_tokenizer_file
+from .common import load_failure_status, main_tokenizer_file, write_out
 from .progress import progress
 from .report import FAILED, OK
 
@@ -70,11 +70,7 @@ def run(args) -> int:
             out = json.dumps(result).encode() + b"\n"
     else:
         out = (render_text(result, text) + "\n").encode("utf-8", "surrogateescape")
-    try:
-        sys.stdout.buffer.write(out)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `encode ... | head`
-        return OK
+    write_out(out)  # `encode ... | head`: quietly
     return OK
 
 

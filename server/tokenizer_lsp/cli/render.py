@@ -16,6 +16,7 @@ import sys
 from datetime import datetime
 
 from .common import err as _err
+from .common import write_out
 
 
 class RenderFailure(Exception):
@@ -240,11 +241,7 @@ def run(args) -> int:
         out = (render_text(result, obj["text"]) + "\n").encode("utf-8", "surrogateescape")
     else:
         out = obj["text"].encode("utf-8", "surrogateescape")  # exactly the prompt: nothing added
-    try:
-        sys.stdout.buffer.write(out)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
+    write_out(out)
     return 0
 
 

@@ -14,6 +14,8 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .common import stop_writing
+
 OK, FINDINGS, FAILED = 0, 1, 2
 
 # the order and spelling of the summary ("Found 2 errors, 12 information in 1 file")
@@ -80,10 +82,7 @@ def report(rows: list[Row], fmt: str, show_hints: bool, files: int, failed_files
     try:
         _write(rows, fmt, show_hints, files, failed_files, out)
     except BrokenPipeError:  # `check ... | head` is normal use: stop writing, keep the exit status
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        stop_writing()
 
 
 def _write(rows: list[Row], fmt: str, show_hints: bool, files: int, failed_files: int, out) -> None:

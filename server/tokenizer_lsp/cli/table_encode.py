@@ -4,10 +4,9 @@ with their spans, and the Side diff compares (cli/tables.py claims the file and 
 from __future__ import annotations
 
 import os
-import sys
 
 from ..core.formats.table import FormatError, TokenTable
-from .common import err
+from .common import err, write_out
 from .tables import FAILED, _json, _read, read
 
 # ---- encode ----------------------------------------------------------------------------
@@ -32,11 +31,7 @@ def encode(args, plugin, text: str) -> int:
         out = _json(result) + b"\n"
     else:
         out = (render_text(result, text) + "\n").encode("utf-8", "surrogateescape")
-    try:
-        sys.stdout.buffer.write(out)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
+    write_out(out)
     return 0
 
 

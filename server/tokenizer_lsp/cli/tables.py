@@ -24,7 +24,7 @@ import orjson
 from ..core.behaviour.table_stats import render_stats, summary  # noqa: F401 (stats.py renders with it)
 from ..core.formats import registry
 from ..core.formats.table import FormatError, TableFinding, TokenTable
-from .common import err
+from .common import err, stop_writing
 
 FAILED = object()  # a plug-in claimed the file and could not read it (said on stderr)
 
@@ -101,8 +101,7 @@ def decode(args, plugin) -> int:
             out.write(b"\n".join(batch) + b"\n")
         sys.stdout.flush()
     except BrokenPipeError:  # `decode ... | head`
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        stop_writing()
     return 0
 
 
