@@ -101,12 +101,14 @@ export async function fixChecks() {
       return texts.some((t) => /\btokens\b/.test(t));
     }, WAIT_SERVER_MS * 2, 500);
     if (!indexed) fail(`${rel} was not indexed (no tokens item in the status bar)`);
+    log('convert-merges: indexed (the tokens item in the status bar)');
     // the unreachable tokens come last (information findings): the count to compare with, and
     // their computation (a forked child, tens of seconds on gemma3) done before the conversion
     await until(async () => {
       const texts = await page.locator('.part.statusbar .statusbar-item').evaluateAll((els) => els.map((e) => e.innerText));
       return texts.some((t) => /\d unreachable/.test(t));
     }, 60_000, 500);
+    log('convert-merges: the unreachable count in the status bar');
     // and VS Code done colouring the file (untilWorkersIdle: a 10 MB edit made while it still
     // colours took 40-56 s instead of 6); 2 s at least, for the status bar's error count
     const colouredSecs = await untilWorkersIdle(120_000);
@@ -142,6 +144,7 @@ export async function fixChecks() {
       return false;
     }, 120_000, 1000);
     await shot('24a-convert-merges-menu');
+    log(`convert-merges: offered through ${how || 'nothing'}`);
     if (!offered) fail(`on the first merge (line ${first.line}, col ${col} of ${rel}) neither Ctrl+. nor Refactor... offers ${JSON.stringify(wantTitle)}; the menu shows ${JSON.stringify(items)}`);
     // chosen by the keyboard, as the menu invites ("Enter to Apply")
     for (let i = 0; i < 12; i++) {
@@ -219,6 +222,7 @@ export async function fixChecks() {
     };
     const saved = await until(async () => !(await isDirty()) && read.changed() && read.text !== original && complete(read.text), 120_000, 500);
     if (!saved) fail('Ctrl+S did not save the converted file');
+    log('convert-merges: saved');
     // tokenizers reads a copy of the saved file while the editor takes the conversion back:
     // the two overlap (the undo saves over the file)
     const converted = path.join(TMP, 'gemma3-converted.json');
@@ -247,10 +251,13 @@ print(json.dumps({"strings": sum(isinstance(m, str) for m in merges), "count": l
       return !lines.some((l) => l.trim().startsWith(first.asString)) && lines.some((l) => l.trim() === first.a + ',');
     }, 30_000, 200);
     if (!undone) fail(`one Ctrl+Z did not bring back the pair form: ${JSON.stringify((await editorText()).split('\n').slice(0, 6))}`);
+    log('convert-merges: undone on screen');
     await page.keyboard.press('Control+S');
     const restored = await until(async () => !(await isDirty()) && (read.changed(), read.text === original), 120_000, 500);
     if (!restored) fail('after one Ctrl+Z and Ctrl+S the file differs from gemma3/tokenizer.json');
+    log('convert-merges: undone and saved');
     const { verdict, err } = await verdictRun;
+    log('convert-merges: tokenizers has read the converted copy');
     fs.rmSync(converted, { force: true });
     if (err) fail(`tokenizers could not load the converted file: ${String(err.stderr || err.message).slice(-400)}`);
     if (verdict.count !== merges.length || verdict.strings !== merges.length) fail(`the saved file has ${verdict.strings} string merges of ${verdict.count}; want all ${merges.length}`);

@@ -32,7 +32,10 @@ export function mustEnv(name) {
   return v;
 }
 
-export const log = (msg) => console.error(`[e2e] ${msg}`);
+// each line stamped with the seconds since its check began (or since the run began, between
+// checks): where a check's time goes is read off the log
+let checkStarted = Date.now();
+export const log = (msg) => console.error(`[e2e +${((Date.now() - checkStarted) / 1000).toFixed(1)}s] ${msg}`);
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const norm = (s) => s.replace(/\u00a0/g, ' ').replace(/\u200b|\u200c/g, '');
 
@@ -275,6 +278,7 @@ export const ONLY = (process.env.E2E_ONLY || '').split(',').filter(Boolean);
 export async function check(name, fn) {
   if (ONLY.length && !ONLY.some((o) => name.includes(o))) return;
   const started = Date.now();
+  checkStarted = started;
   let ok = false;
   let detail = '';
   try {
