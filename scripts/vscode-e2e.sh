@@ -10,6 +10,7 @@
 #   TOKENIZER_LSP_E2E_CACHE  where code-server is installed (default: $HOME/.cache/tokenizer-lsp-e2e)
 #   E2E_TRACE              tokenizerLsp.trace.server for the run: off|messages|verbose (default messages)
 #   E2E_SKIP_SETUP=1       skip apt/code-server/npm installs (they are skipped anyway when done)
+#   E2E_CPU_PROFILE=1      the workbench page's JavaScript CPU profile in artifacts/vscode/renderer.cpuprofile
 #   E2E_SETUP_ONLY=1       install and package, run no check (.ci/run: the installs alone, so that
 #                          the checks can run beside other parts without two apt-gets at once)
 #

@@ -3,7 +3,9 @@
 //
 // Env: CODE_SERVER_BIN, TOKENIZER_LSP_VSIX, TOKENIZER_LSP_PYTHON (required);
 //      TOKENIZER_CORPUS (default ../shared/corpus), E2E_TRACE (default messages),
-//      CHROMIUM (default /usr/bin/chromium), E2E_KEEP_TMP=1 keeps the temp folder.
+//      CHROMIUM (default /usr/bin/chromium), E2E_KEEP_TMP=1 keeps the temp folder,
+//      E2E_CPU_PROFILE=1 writes the workbench page's JavaScript CPU profile to
+//      artifacts/vscode/renderer.cpuprofile (open it in Chromium's DevTools, Performance).
 //
 //      E2E_INSTALL=link: in the missing-module check, stand in for the install command from the
 //      error message with a symlink to TOKENIZER_LSP_PYTHON's venv (default: run the command,

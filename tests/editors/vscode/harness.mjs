@@ -181,7 +181,17 @@ codeServer.on('exit', () => {
 });
 
 export let browser;
+/** The page's CPU profiler (E2E_CPU_PROFILE=1): where the workbench's own time goes. */
+let profiler;
 export async function cleanup() {
+  if (profiler) {
+    try {
+      const { profile } = await profiler.send('Profiler.stop');
+      fs.writeFileSync(path.join(ART, 'renderer.cpuprofile'), JSON.stringify(profile));
+    } catch (err) {
+      log(`profile: ${err.message}`);
+    }
+  }
   try {
     await browser?.close();
   } catch {
@@ -352,6 +362,12 @@ export async function openWorkbench() {
   browser = context;
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${port}` });
   page = await context.newPage();
+  if (process.env.E2E_CPU_PROFILE === '1') {
+    profiler = await context.newCDPSession(page);
+    await profiler.send('Profiler.enable');
+    await profiler.send('Profiler.setSamplingInterval', { interval: 2000 });
+    await profiler.send('Profiler.start');
+  }
   const consoleLines = [];
   page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
   process.on('exit', () => {
