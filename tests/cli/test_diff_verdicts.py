@@ -8,6 +8,7 @@ GGUF's tokens, tokenizers for an HF folder's size and encodings."""
 import json
 import subprocess
 import sys
+from functools import cache
 from importlib.resources import files
 
 import mistral_common
@@ -57,6 +58,7 @@ def test_mistral_v1_against_v3_says_every_id_shifted_by_one_offset():
     assert json.loads(out)["verdict"] == [w.removeprefix("verdict: ") for w in want]
 
 
+@cache  # gguf's reader takes 4 CPU-s on this file: read once for the tests that ask
 def _sizes(gguf_path, folder):
     import gguf
     from tokenizers import Tokenizer
