@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 from bisect import bisect_right
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -23,16 +24,14 @@ pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
 STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
-_LINE_STARTS: dict = {}  # id(text) -> (text, its line starts): one scan of an 11 MB text, not one per position
+@lru_cache(maxsize=2)  # one scan of an 11 MB text, not one per position (a str keeps its hash)
+def _line_starts(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer("\n", text)]
 
 
 def position(text: str, index: int) -> tuple[int, int]:
     """(line, UTF-16 column) of a str index (these files have no CR)."""
-    kept = _LINE_STARTS.get(id(text))
-    if kept is None or kept[0] is not text:
-        _LINE_STARTS.clear()
-        kept = _LINE_STARTS[id(text)] = (text, [0] + [m.end() for m in re.finditer("\n", text)])
-    starts = kept[1]
+    starts = _line_starts(text)
     line = bisect_right(starts, index) - 1
     return line, len(text[starts[line] : index].encode("utf-16-le")) // 2
 
