@@ -99,6 +99,36 @@ def test_the_engine_worker_answers_a_known_content_without_loading_it(cache_dir)
     assert again.loaded and third != first
 
 
+def test_a_conversion_of_the_merges_carries_the_set_to_the_text_it_makes(cache_dir, tmp_path):
+    """convertMerges (core/fixes/convert_merges.py) keeps the tokenizer: the set kept for the
+    text before is kept for the text after, and is what the engine computes for it."""
+    from tokenizer_lsp.core.behaviour.load import load_tokenizer
+    from tokenizer_lsp.core.behaviour.reachability.compute import unreachable_tokens
+    from tokenizer_lsp.core.fixes.convert_merges import convert
+    from tokenizer_lsp.core.index.build import build_index
+
+    from tests.conftest import ROOT
+
+    example = json.loads((ROOT / "examples" / "tokenizer.json").read_text(encoding="utf-8"))
+    example["model"]["vocab"]["zq"] = len(example["model"]["vocab"])  # no merge makes it
+    text = json.dumps(example, indent=2, ensure_ascii=False).encode("utf-8")
+    path = str(tmp_path / "tokenizer.json")
+    (tmp_path / "tokenizer.json").write_bytes(text)
+    before = cache.unreachable_of_file(path)
+    assert [e["token"] for e in before] == ["zq"]
+    for to in ("strings", "pairs"):
+        idx = build_index(text, path)
+        idx.prepare_lookups()
+        start, end, new = edit = convert(idx, {"to": to})
+        assert cache.carry_across(text, edit, path)
+        text = text[:start] + new + text[end:]
+        assert isinstance(json.loads(text)["model"]["merges"][0], str if to == "strings" else list)
+        assert cache.read(cache.key_of(text, path, None, None)) == before
+        assert unreachable_tokens(load_tokenizer(text, path, None, None)) == before  # the engine's own set
+    other = text.replace(b'"zq"', b'"zx"')
+    assert not cache.carry_across(other, (0, 0, b""), path)  # nothing kept for that text: nothing carried
+
+
 def _env(cache_dir):
     import os
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..core.behaviour.reachability.cache import carry_across
+
 
 def workspace_edit(ls, uri: str, version: int, snap, edits) -> dict:
     """A WorkspaceEdit of byte edits of the snapshot's text (which is the client's)."""
@@ -18,3 +20,12 @@ def workspace_edit(ls, uri: str, version: int, snap, edits) -> dict:
     if ls.session.capabilities.document_changes:
         return {"documentChanges": [{"textDocument": {"uri": uri, "version": version}, "edits": text_edits}]}
     return {"changes": {uri: text_edits}}
+
+
+def keep_unreachable_set(snap, how: dict, edit) -> None:
+    """Before a conversion of the merges is sent: the text it makes has the unreachable set
+    of the snapshot's (the same tokenizer), which the server then reads off the disk cache.
+    Not for a merge whose reading the user chose (`rank`): that reading may not be the one
+    the engine made of it. Off the event loop (it hashes the text twice)."""
+    if "rank" not in how and snap.index.format == "tokenizer.json":
+        carry_across(snap.index.data, edit, snap.path)

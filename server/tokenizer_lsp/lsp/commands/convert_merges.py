@@ -8,7 +8,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ..work import Mode, current_token, off_loop
-from ..workspace_edits import workspace_edit
+from ..workspace_edits import keep_unreachable_set, workspace_edit
 from . import CommandError
 
 
@@ -25,6 +25,7 @@ async def run(ls, arguments: list):
         edit = await off_loop(Mode.BACKGROUND, current_token(), convert, snap.index, how)
     except CannotConvert as err:
         raise CommandError(f"cannot convert the merges: {err}") from None
+    await off_loop(Mode.BACKGROUND, None, keep_unreachable_set, snap, how, edit)
     data = workspace_edit(ls, uri, version, snap, [edit])
     params = types.ApplyWorkspaceEditParams(
         edit=ls.protocol._converter.structure(data, types.WorkspaceEdit), label="Convert merges"

@@ -9,7 +9,7 @@ from lsprotocol import types
 
 from ..lsp_types import JsonResult
 from ..work import Mode, current_token, off_loop
-from ..workspace_edits import workspace_edit
+from ..workspace_edits import keep_unreachable_set, workspace_edit
 
 log = logging.getLogger("tokenizer_lsp")
 
@@ -29,5 +29,6 @@ async def handle(ls, params: types.CodeAction):
     except CannotConvert as err:
         log.info("code action %r: %s", params.title, err)
         return JsonResult(action)
+    await off_loop(Mode.BACKGROUND, None, keep_unreachable_set, snap, data, edit)
     action["edit"] = workspace_edit(ls, uri, version, snap, [edit])
     return JsonResult(action)

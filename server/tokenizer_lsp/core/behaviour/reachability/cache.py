@@ -9,7 +9,10 @@ pair file's bytes, the split pattern, and the versions of this package and of th
 Where: $TOKENIZER_LSP_CACHE_DIR when set ("off" or empty: no cache), else the platform's
 cache folder (XDG_CACHE_HOME or ~/.cache, ~/Library/Caches, %LOCALAPPDATA%), in
 tokenizer-lsp/unreachable/. At most MAX_FILES sets are kept (the least recently used go).
-A cache that cannot be read or written is no cache: never an error.
+A cache that cannot be read or written is no cache: never an error. A conversion of the
+merges between their two forms changes the bytes, not the tokenizer: the server keeps the set
+under the converted text's key too (carry_across), so neither the conversion nor its undo
+computes it again.
 """
 
 from __future__ import annotations
@@ -43,17 +46,24 @@ def cache_dir() -> Path | None:
 
 
 def key_of(data: bytes, path: str | None, companion: bytes | None, pattern: str | None) -> str:
+    return _key_of_pieces((data,), path, companion, pattern)
+
+
+def _key_of_pieces(data: tuple, path: str | None, companion: bytes | None, pattern: str | None) -> str:
+    """key_of the text the pieces make, without joining them (a copy of 30 MB)."""
     h = hashlib.sha256(_FORMAT)
     for part in (__version__, _engine_versions(), os.path.basename(path or ""), pattern or ""):
         _feed(h, part.encode("utf-8", "surrogatepass"))
-    _feed(h, data)
+    _feed(h, *data)
     _feed(h, companion if companion is not None else b"\xff<none>")
     return h.hexdigest()
 
 
-def _feed(h, part: bytes) -> None:
-    h.update(len(part).to_bytes(8, "little"))  # lengths first: no two splits of one stream collide
-    h.update(part)
+def _feed(h, *pieces: bytes) -> None:
+    # lengths first: no two splits of one stream collide
+    h.update(sum(map(len, pieces)).to_bytes(8, "little"))
+    for piece in pieces:
+        h.update(piece)
 
 
 def _engine_versions() -> str:
@@ -110,6 +120,23 @@ def _prune(folder: Path) -> None:
             old.unlink()
         except OSError:
             pass
+
+
+def carry_across(data: bytes, edit: tuple[int, int, bytes], path: str | None) -> bool:
+    """A rewrite that keeps the tokenizer (its merges converted between the string and the
+    pair form: core/fixes/convert_merges.py refuses any that would change one) keeps its set:
+    the set kept for `data` is kept for the text the edit makes too, so the server reads it
+    from here instead of computing it again in a forked child (gemma3: 9 CPU-s after each
+    conversion). Only the key a tokenizer.json alone has (no file beside it). Whether a set
+    was carried."""
+    entries = read(key_of(data, path, None, None))
+    if entries is None:
+        return False
+    start, end, new = edit
+    with memoryview(data) as text:  # slices of the text, not copies of it
+        key = _key_of_pieces((text[:start], new, text[end:]), path, None, None)
+    write(key, entries)
+    return True
 
 
 def unreachable_of_file(path: str, pattern: str | None = None) -> list[dict]:
