@@ -101,3 +101,18 @@ def test_decode_reports_a_break_in_merges_parsed_apart(tmp_path):
         text=True,
     )
     assert p.returncode == 1 and "invalid JSON" in p.stderr and p.stdout == ""
+
+
+def test_check_of_files_loads_no_jinja_and_asks_ldconfig_nothing(tmp_path):
+    """What a `check` of tokenizer files imports: no Jinja (only a model folder's templates need
+    it: 32 ms) and not ctypes.util, whose find_library runs `ldconfig -p` (a fork and an exec
+    at every start of a command line and of the server)."""
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "tokenizer_lsp", "check", str(ROOT / "examples" / "tokenizer.json")],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stderr
+    imported = {line.split("|")[-1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
+    assert "tokenizer_lsp.core.index.build" in imported  # the premise: the list is of this run's imports
+    assert not {m for m in imported if m.split(".")[0] == "jinja2" or m == "ctypes.util"}

@@ -105,7 +105,7 @@ def run(args) -> int:
 
 
 def _templates_of_folders(given: list[str]) -> list[str]:
-    from ..core.chat.template_index import template_files_in
+    from ..core.chat.places import template_files_in
 
     return [p for folder in given if os.path.isdir(folder) for p in template_files_in(folder)]
 

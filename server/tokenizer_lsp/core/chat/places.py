@@ -46,6 +46,18 @@ class TemplatePlace:
         return f"{where} ({self.key})" if self.key else where
 
 
+def template_files_in(folder: str) -> list[str]:
+    """chat_template.jinja and additional_chat_templates/*.jinja of a folder: what `check DIR` adds
+    (here, not beside the checks: `check` on files imports no Jinja)."""
+    out = []
+    if os.path.isfile(p := os.path.join(folder, JINJA_FILE)):
+        out.append(p)
+    extra = os.path.join(folder, JINJA_DIR)
+    if os.path.isdir(extra):
+        out += [os.path.join(extra, n) for n in sorted(os.listdir(extra)) if n.endswith(".jinja")]
+    return out
+
+
 class NoTemplate(LookupError):
     """No template, or no template of that name: a one-line reason."""
 

@@ -10,18 +10,6 @@ import os
 
 from .checks import template_findings
 from .folder_checks import folder_context
-from .places import JINJA_DIR, JINJA_FILE
-
-
-def template_files_in(folder: str) -> list[str]:
-    """chat_template.jinja and additional_chat_templates/*.jinja of a folder: what `check DIR` adds."""
-    out = []
-    if os.path.isfile(p := os.path.join(folder, JINJA_FILE)):
-        out.append(p)
-    extra = os.path.join(folder, JINJA_DIR)
-    if os.path.isdir(extra):
-        out += [os.path.join(extra, n) for n in sorted(os.listdir(extra)) if n.endswith(".jinja")]
-    return out
 
 
 def findings_of_path(path: str) -> list[dict]:

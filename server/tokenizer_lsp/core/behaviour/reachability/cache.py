@@ -149,13 +149,16 @@ def unreachable_of_file(path: str, pattern: str | None = None) -> list[dict]:
     from .fast import unreachable_by_structure
 
     data, other, companion = read_with_companion(path)
-    key = key_of(data, path, companion, pattern)
-    entries = read(key)
+    # no cache, no key: neither the hash of the whole file nor the engines' imports for
+    # their versions
+    key = key_of(data, path, companion, pattern) if cache_dir() is not None else None
+    entries = read(key) if key is not None else None
     if entries is not None:
         return entries
     if companion is None:
         entries = unreachable_by_structure(data, path)
     if entries is None:
         entries = unreachable_tokens(load_tokenizer(data, path, companion, pattern, companion_path=other))
-    write(key, entries)
+    if key is not None:
+        write(key, entries)
     return entries
