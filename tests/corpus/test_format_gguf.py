@@ -1,8 +1,8 @@
 """The GGUF plug-in on real vocab-only GGUFs: the corpus's two, and the rest of
 llama-cpp-python's sdist (vendor/llama.cpp/models/: ggml-vocab-*.gguf with llama.cpp's own
-test texts and expected ids, *.gguf.inp / *.gguf.out). The sdist is found in a cache folder
-($TOKENIZER_LSP_TEST_CACHE, else ~/.cache/tokenizer-lsp-tests), downloaded there with pip
-when absent; the tests that need it skip, saying so, when it cannot be had.
+test texts and expected ids, *.gguf.inp / *.gguf.out: tests/llama_cpp_vocabs.py finds it in
+a cache folder or downloads it); the tests that need it fail, saying why, when it cannot be
+had.
 
 Expected values come from `gguf.GGUFReader` (llama.cpp's Python reader), llama.cpp's .out
 files and `tokenizers`' decoders, never from our code."""
@@ -13,7 +13,6 @@ import os
 import struct
 import subprocess
 import sys
-import tarfile
 from functools import cache
 from pathlib import Path
 
@@ -22,13 +21,12 @@ from tokenizer_lsp.core.formats import registry
 from tokenizer_lsp.core.formats.gguf import PLUGIN
 from tokenizer_lsp.core.formats.table import FormatError
 
+from tests import llama_cpp_vocabs
 from tests.conftest import ROOT, corpus_file
 
 # never reads unreachable-token findings: each file's set computed once a run (conftest.py)
 pytestmark = pytest.mark.usefixtures("unreachable_sets_of_the_run")
 
-SDIST = "llama_cpp_python-0.3.36"
-MODELS = f"{SDIST}/vendor/llama.cpp/models"
 # every vocabulary of the sdist with llama.cpp's expected ids beside it
 TESTED = [
     "bert-bge",
@@ -51,41 +49,11 @@ TESTED = [
 
 @pytest.fixture(scope="session")
 def sdist_models() -> Path:
-    cache = Path(os.environ.get("TOKENIZER_LSP_TEST_CACHE", Path.home() / ".cache" / "tokenizer-lsp-tests"))
-    models = cache / MODELS
-    if models.is_dir():
-        return models
-    cache.mkdir(parents=True, exist_ok=True)
-    tarball = cache / f"{SDIST}.tar.gz"
-    if not tarball.is_file():
-        r = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                "llama-cpp-python==0.3.36",
-                "-d",
-                str(cache),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if r.returncode != 0 or not tarball.is_file():
-            # llama.cpp's expected ids are the oracle: without them the run fails, never skips
-            pytest.fail(
-                f"llama-cpp-python 0.3.36's sdist is not in {cache} and pip could not download it "
-                f"({r.stderr.strip()[-300:]})",
-                pytrace=False,
-            )
-    with tarfile.open(tarball) as tar:
-        members = [m for m in tar.getmembers() if m.name.startswith(MODELS + "/") and m.isfile()]
-        tar.extractall(cache, members=members, filter="data")
-    return models
+    try:
+        return llama_cpp_vocabs.models_folder()
+    except llama_cpp_vocabs.Unavailable as e:
+        # llama.cpp's expected ids are the oracle: without them the run fails, never skips
+        pytest.fail(str(e), pytrace=False)
 
 
 def _inp_out(models: Path, name: str) -> list[tuple[str, list[int]]]:
