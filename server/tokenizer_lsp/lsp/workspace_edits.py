@@ -1,4 +1,7 @@
-"""Byte edits of a snapshot's text as an LSP WorkspaceEdit (code actions, convertMerges)."""
+"""Byte edits of a snapshot's text as an LSP WorkspaceEdit (code actions, convertMerges), and
+what a rewrite keeps when it is made (a merges conversion: the unreachable set). Here, where
+both the resolve handler and the convertMerges command build their edit, as handlers and
+commands never import each other."""
 
 from __future__ import annotations
 
