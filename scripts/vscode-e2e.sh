@@ -13,9 +13,6 @@
 #   E2E_CPU_PROFILE=1      the workbench page's JavaScript CPU profile in artifacts/vscode/renderer.cpuprofile
 #   E2E_SETUP_ONLY=1       install and package, run no check (.ci/run: the installs alone, so that
 #                          the checks can run beside other parts without two apt-gets at once)
-#   E2E_CODE_SERVER_ONLY=1 the Debian packages and code-server only, no Python server needed yet
-#                          (.ci/run starts them with its first installs: on a new machine
-#                          code-server's native modules compile while the others download)
 #
 # Installs what it needs (Debian packages, code-server into the cache, the repo's npm packages),
 # builds and packages the .vsix, then runs tests/editors/vscode/e2e.mjs, which prints one line per check
@@ -46,12 +43,9 @@ step() { printf '[vscode-e2e] %s\n' "$*" >&2; }
 START=$(date +%s)
 
 # ---- 0. the Python server ---------------------------------------------------------------------
-CODE_SERVER_ONLY="${E2E_CODE_SERVER_ONLY:-0}"
-if [[ "$CODE_SERVER_ONLY" != 1 ]]; then
-  # shellcheck source=require-server.sh
-  source "$ROOT/scripts/require-server.sh"
-  require_tokenizer_lsp vscode-e2e
-fi
+# shellcheck source=require-server.sh
+source "$ROOT/scripts/require-server.sh"
+require_tokenizer_lsp vscode-e2e
 
 if [[ "${E2E_SKIP_SETUP:-0}" != 1 ]]; then
   # ---- 1. Debian packages ---------------------------------------------------------------------
@@ -100,16 +94,9 @@ if [[ "${E2E_SKIP_SETUP:-0}" != 1 ]]; then
     touch "$CS_DIR/.installed"
   fi
 
-  if [[ "$CODE_SERVER_ONLY" == 1 ]]; then
-    step "Debian packages and code-server installed in $(($(date +%s) - START)) s"
-    exit 0
-  fi
-
   # ---- 3. the extension's npm packages --------------------------------------------------------
   bash scripts/npm-ci-if-needed.sh
 fi
-
-[[ "$CODE_SERVER_ONLY" == 1 ]] && exit 0  # (with E2E_SKIP_SETUP=1: nothing to do)
 
 # ---- 4. build and package the .vsix ---------------------------------------------------------------
 # Packaged again only when what goes into it changed (vsce takes seconds even when dist/ is up to
