@@ -3,14 +3,18 @@
 *.gguf.out), the oracle of tests/corpus/test_format_gguf.py.
 
 Kept in a cache folder ($TOKENIZER_LSP_TEST_CACHE, else ~/.cache/tokenizer-lsp-tests),
-downloaded there with pip when absent. `.ci/run` fetches it while it installs (`python -m
-tests.llama_cpp_vocabs`): on a new machine, fetched by the test's fixture beside pytest's other
-worker and the editors' installs, it held that worker 48 s (pip builds the sdist's metadata,
-and its build requirements come first); beside the installs it waits on the network alone.
+downloaded there with pip when absent. `.ci/run` starts the fetch (`python -m
+tests.llama_cpp_vocabs`) once the Python packages are in, and leaves it running into pytest:
+on a new machine, fetched by the test's fixture beside pytest's other worker and the editors'
+installs, it held that worker 48 s (pip builds the sdist's metadata, and its build requirements
+come first), and waited on in the first phase it kept the run waiting on the network for 30 s.
+One fetch at a time (a lock file in the cache): a fixture that asks while the fetch runs waits
+for it rather than downloading the same sdist again.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -38,6 +42,14 @@ def models_folder() -> Path:
     if models.is_dir():
         return models
     cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / f".{SDIST}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or its process ends
+        if models.is_dir():  # fetched by the process that held the lock
+            return models
+        return _fetch(cache, models)
+
+
+def _fetch(cache: Path, models: Path) -> Path:
     tarball = cache / f"{SDIST}.tar.gz"
     if not tarball.is_file():
         r = subprocess.run(
