@@ -65,17 +65,14 @@ def _fetch(cache: Path, models: Path) -> Path:
                 f"({r.stderr.strip()[-300:]})"
             )
     # unpacked beside, then renamed: a run stopped halfway leaves no folder that looks whole
+    # (and no other process unpacks meanwhile: the caller holds the lock)
     unpacking = Path(tempfile.mkdtemp(dir=cache, prefix=".unpacking-"))
     try:
         with tarfile.open(tarball) as tar:
             members = [m for m in tar.getmembers() if m.name.startswith(MODELS + "/") and m.isfile()]
             tar.extractall(unpacking, members=members, filter="data")
         models.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.replace(unpacking / MODELS, models)
-        except OSError:  # another process unpacked it meanwhile
-            if not models.is_dir():
-                raise
+        os.replace(unpacking / MODELS, models)
     finally:
         shutil.rmtree(unpacking, ignore_errors=True)
     return models
